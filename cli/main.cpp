@@ -1,0 +1,56 @@
+// halo: the command line. Argument parsing and subcommand wiring only; the work lives in
+// the libraries.
+#include <iostream>
+
+#include "cli/commands.h"
+#include "cli/version.h"
+
+int main(int argc, char** argv) {
+  CLI::App app{"halo: one egress and sandbox policy for AI coding agents' shells", "halo"};
+  app.set_version_flag("--version", std::string("halo ") + halo::cli::kVersion);
+  app.require_subcommand(1);
+  app.fallthrough(false);
+
+  halo::cli::add_validate_command(app);
+  halo::cli::add_egress_command(app);
+
+  auto* help = app.add_subcommand("help", "Show help for halo or one of its commands");
+  std::string topic;
+  help->add_option("command", topic, "The command to explain");
+  help->callback([&] {
+    if (topic.empty()) {
+      std::cout << app.help();
+      return;
+    }
+    for (auto* sub : app.get_subcommands({})) {
+      if (sub->get_name() == topic) {
+        std::cout << sub->help();
+        return;
+      }
+    }
+    std::cerr << "halo: unknown command '" << topic << "'; try 'halo help'\n";
+    throw halo::cli::Exit{2};
+  });
+
+  try {
+    app.parse(argc, argv);
+  } catch (const CLI::CallForHelp&) {
+    std::cout << app.help();
+    return 0;
+  } catch (const CLI::CallForVersion&) {
+    std::cout << app.version() << "\n";
+    return 0;
+  } catch (const CLI::ParseError& e) {
+    // CLI11 reports which command and option; add where to look.
+    if (e.get_exit_code() == 0) return app.exit(e);
+    std::cerr << "halo: " << e.what() << "\n"
+              << "      run 'halo help' or 'halo COMMAND --help'\n";
+    return 2;
+  } catch (const halo::cli::Exit& e) {
+    return e.code;
+  } catch (const std::exception& e) {
+    std::cerr << "halo: " << e.what() << "\n";
+    return 2;
+  }
+  return 0;
+}
