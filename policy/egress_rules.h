@@ -43,6 +43,8 @@ enum class Reason : std::uint8_t {
   address_denied,     // deny: link-local, multicast, unspecified or reserved
   address_private,    // deny: private/CGNAT/ULA without an allowedAddresses entry
   address_granted,    // allow: allowedAddresses entry covers the address
+  address_public,     // allow: a public address (check_address on a resolved name)
+  no_address,         // deny: the answer held no address (or none survived)
   malformed_host,     // deny: not a valid name nor an IP literal
   bad_port,           // deny: port 0
   port_required,      // deny: loopback target asked without a port (bad input)
@@ -99,8 +101,10 @@ class EgressRules {
   Decision decide_name(std::string_view name, std::optional<std::uint16_t> port) const;
   // Step 4 for one address the broker would dial. No allocation.
   Decision check_address(const IpAddress& address, std::uint16_t port) const;
-  // Step 4 for a whole answer: every CNAME name is decided (a denied one denies all),
-  // every address checked; allow with the surviving addresses, or deny naming why.
+  // Step 4 for a whole answer: every CNAME name is decided and one that a deniedDomains
+  // rule matches, that is malformed or that is a localhost name denies the whole answer
+  // (a name that only falls to the default does not: CDNs answer through CNAMEs);
+  // every address is checked; allow with the surviving addresses, or deny naming why.
   VettedResolution vet(const Decision& name_decision, const Resolution& answer) const;
 
   std::size_t rule_count() const { return slots_.size(); }
