@@ -1,0 +1,158 @@
+#include "sandbox-launch/launch_plan.h"
+
+#include <algorithm>
+#include <filesystem>
+#include <random>
+#include <set>
+#include <system_error>
+
+namespace halo::launch {
+namespace fs = std::filesystem;
+
+const char* to_string(Backend b) {
+  switch (b) {
+    case Backend::automatic: return "auto";
+    case Backend::linux_netns: return "linux-netns";
+    case Backend::env: return "env";
+  }
+  return "auto";
+}
+
+std::string expand_home(const std::string& path, const std::string& home) {
+  if (path == "~") return home;
+  if (path.size() >= 2 && path[0] == '~' && path[1] == '/') return home + path.substr(1);
+  return path;
+}
+
+bool glob_match(std::string_view p, std::string_view s) {
+  // Iterative wildcard match with one backtrack point; linear in practice.
+  std::size_t pi = 0, si = 0, star = std::string_view::npos, mark = 0;
+  while (si < s.size()) {
+    if (pi < p.size() && (p[pi] == '?' || p[pi] == s[si])) {
+      ++pi;
+      ++si;
+    } else if (pi < p.size() && p[pi] == '*') {
+      star = pi++;
+      mark = si;
+    } else if (star != std::string_view::npos) {
+      pi = star + 1;
+      si = ++mark;
+    } else {
+      return false;
+    }
+  }
+  while (pi < p.size() && p[pi] == '*') ++pi;
+  return pi == p.size();
+}
+
+std::string new_session_id() {
+  std::random_device rd;
+  std::uint64_t v = (std::uint64_t{rd()} << 32) ^ rd();
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out(16, '0');
+  for (int i = 15; i >= 0; --i, v >>= 4) out[i] = kHex[v & 0xf];
+  return out;
+}
+
+namespace {
+
+bool has_glob(std::string_view s) { return s.find_first_of("*?") != std::string_view::npos; }
+
+std::string lexical(const std::string& p) { return fs::path(p).lexically_normal().string(); }
+
+// Expands an absolute pattern component by component ("/home/u/*.pem").
+void expand_absolute(const std::string& pattern, std::set<std::string>& out) {
+  fs::path pat(pattern);
+  std::vector<fs::path> current{fs::path("/")};
+  for (const auto& part : pat.relative_path()) {
+    std::vector<fs::path> next;
+    const std::string comp = part.string();
+    for (const auto& base : current) {
+      if (!has_glob(comp)) {
+        next.push_back(base / part);
+        continue;
+      }
+      std::error_code ec;
+      for (fs::directory_iterator it(base, ec), end; !ec && it != end; it.increment(ec)) {
+        if (glob_match(comp, it->path().filename().string())) next.push_back(it->path());
+      }
+    }
+    current = std::move(next);
+    if (current.empty()) return;
+  }
+  for (const auto& p : current) {
+    std::error_code ec;
+    if (fs::exists(fs::symlink_status(p, ec))) out.insert(lexical(p.string()));
+  }
+}
+
+// Matches a bare name pattern (".env*", "*.pem") against every entry under `root`,
+// bounded by kGlobWalkMaxEntries / kGlobWalkMaxDepth; symlinks are not followed.
+void expand_relative(const std::string& pattern, const std::string& root,
+                     std::set<std::string>& out, std::vector<std::string>& notes) {
+  std::error_code ec;
+  fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec);
+  std::size_t seen = 0;
+  for (fs::recursive_directory_iterator end; !ec && it != end; it.increment(ec)) {
+    if (++seen > kGlobWalkMaxEntries) {
+      notes.push_back("protectedPaths " + pattern + ": stopped matching after " +
+                      std::to_string(kGlobWalkMaxEntries) + " entries under " + root);
+      return;
+    }
+    if (glob_match(pattern, it->path().filename().string())) {
+      out.insert(lexical(it->path().string()));
+      std::error_code dec;
+      if (it->is_directory(dec)) it.disable_recursion_pending();
+    }
+    if (it.depth() >= kGlobWalkMaxDepth) it.disable_recursion_pending();
+  }
+}
+
+}  // namespace
+
+LaunchPlan make_plan(const policy::Policy& policy, PlanInputs in) {
+  LaunchPlan plan;
+  plan.argv = std::move(in.argv);
+  plan.cwd = lexical(in.cwd);
+  plan.home = in.home;
+  plan.base_env = std::move(in.base_env);
+  plan.session_id = in.session_id.empty() ? new_session_id() : std::move(in.session_id);
+
+  std::set<std::uint16_t> grants;
+  for (const auto& g : policy.egress.loopback) grants.insert(g.port);
+  plan.loopback_grants.assign(grants.begin(), grants.end());
+  while (grants.count(plan.proxy_port) || plan.proxy_port == plan.dns_port) ++plan.proxy_port;
+
+  auto& fsp = plan.fs;
+  fsp.mode = policy.sandbox.mode;
+  fsp.private_tmp = fsp.mode != policy::SandboxMode::off;
+  if (fsp.mode == policy::SandboxMode::workspace_write) {
+    fsp.writable.push_back(plan.cwd);
+    for (const auto& r : policy.sandbox.writable_roots)
+      fsp.writable.push_back(lexical(expand_home(r.path, plan.home)));
+  }
+
+  std::set<std::string> masked;
+  for (const auto& entry : policy.sandbox.protected_paths) {
+    const std::string p = expand_home(entry.path, plan.home);
+    std::set<std::string> found;
+    if (!p.empty() && p[0] == '/') {
+      if (has_glob(p)) {
+        expand_absolute(p, found);
+      } else {
+        std::error_code ec;
+        if (fs::exists(fs::symlink_status(p, ec))) found.insert(lexical(p));
+      }
+    } else if (p.find('/') == std::string::npos) {
+      expand_relative(p, plan.cwd, found, fsp.notes);
+    } else {
+      expand_absolute(plan.cwd + "/" + p, found);
+    }
+    if (found.empty()) fsp.protected_missing.push_back(entry.path);
+    masked.insert(found.begin(), found.end());
+  }
+  fsp.protected_paths.assign(masked.begin(), masked.end());
+  return plan;
+}
+
+}  // namespace halo::launch
