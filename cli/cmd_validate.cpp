@@ -15,8 +15,14 @@ void add_validate_command(CLI::App& app) {
   cmd->callback([args] {
     auto policy = args->load_or_exit();
     const auto& eg = policy->egress;
-    std::cout << "valid: " << policy->files.front();
-    if (policy->files.size() > 1) std::cout << " (+" << policy->files.size() - 1 << " more)";
+    std::cout << "valid: " << policy->name;
+    if (policy->files.size() > 1) {
+      std::cout << " (";
+      for (std::size_t i = 0; i < policy->files.size(); ++i) {
+        std::cout << (i ? " + " : "") << policy->files[i];
+      }
+      std::cout << ")";
+    }
     std::cout << "\n  sandbox " << policy::to_string(policy->sandbox.mode) << ", "
               << policy->sandbox.writable_roots.size() << " writable roots, "
               << policy->sandbox.protected_paths.size() << " protected paths\n"

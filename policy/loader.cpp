@@ -106,6 +106,7 @@ LoadResult load_profile(const std::string& file, const PresetEnvironment& env) {
   std::vector<ProfileDoc> chain;
   if (!load_chain(file, SourceLoc{}, stack, chain, out.diagnostics)) return out;
   Policy p;
+  p.name = file;
   for (const auto& doc : chain) apply_doc(doc, presets, p, out.diagnostics);
   if (out.diagnostics.has_errors()) return out;
   finish(p, presets, env, out);
@@ -123,6 +124,7 @@ LoadResult load_profile_text(const std::string& name, const std::string& yaml,
     return out;
   }
   Policy p;
+  p.name = name;
   apply_doc(*doc, presets, p, out.diagnostics);
   if (out.diagnostics.has_errors()) return out;
   finish(p, presets, env, out);
@@ -180,6 +182,7 @@ LoadResult load_ring(const std::string& policy_dir, const std::string& ring,
     return out;
   }
   Policy p;
+  p.name = "ring " + ring + (unit.empty() ? "" : ", unit " + unit);
   for (const auto& doc : chain) apply_doc(doc, presets, p, out.diagnostics);
   if (!unit.empty()) {
     std::string unit_file = (dir / "units" / (unit + ".yaml")).lexically_normal().string();

@@ -201,17 +201,20 @@ void apply_doc(const ProfileDoc& doc, const std::vector<PresetDefinition>& prese
 std::vector<Loosening> find_loosenings(const Policy& before, const Policy& after,
                                        const SourceLoc& unit) {
   std::vector<Loosening> out;
-  auto add = [&](std::string what) { out.push_back({unit, std::move(what)}); };
+  // Each loosening points at the line that makes it where there is one.
+  auto add = [&](std::string what, const SourceLoc& at = {}) {
+    out.push_back({at.file.empty() ? unit : at, std::move(what)});
+  };
   if (before.egress.effective_default() == DefaultAction::deny &&
       after.egress.effective_default() == DefaultAction::allow) {
-    add("switches egress.default deny -> allow");
+    add("switches egress.default deny -> allow", after.egress.default_loc);
   }
   auto rank = [](SandboxMode m) {
     return m == SandboxMode::read_only ? 2 : m == SandboxMode::workspace_write ? 1 : 0;
   };
   if (rank(after.sandbox.mode) < rank(before.sandbox.mode)) {
     add(std::string("weakens sandbox.mode ") + to_string(before.sandbox.mode) + " -> " +
-        to_string(after.sandbox.mode));
+        to_string(after.sandbox.mode), after.sandbox.mode_loc);
   }
   auto has_domain = [](const std::vector<DomainEntry>& v, const std::string& p) {
     return std::any_of(v.begin(), v.end(), [&](const DomainEntry& e) { return e.pattern == p; });
@@ -226,26 +229,26 @@ std::vector<Loosening> find_loosenings(const Policy& before, const Policy& after
     if (!has_path(after.sandbox.protected_paths, p.path)) add("drops protected path " + p.path);
   }
   for (const auto& r : after.sandbox.writable_roots) {
-    if (!has_path(before.sandbox.writable_roots, r.path)) add("adds writable root " + r.path);
+    if (!has_path(before.sandbox.writable_roots, r.path)) add("adds writable root " + r.path, r.loc);
   }
   for (const auto& d : after.egress.allowed_domains) {
-    if (!has_domain(before.egress.allowed_domains, d.pattern)) add("adds allowed domain " + d.pattern);
+    if (!has_domain(before.egress.allowed_domains, d.pattern)) add("adds allowed domain " + d.pattern, d.loc);
   }
   for (const auto& p : after.egress.presets) {
     bool had = std::any_of(before.egress.presets.begin(), before.egress.presets.end(),
                            [&](const PresetRef& x) { return x.name == p.name; });
-    if (!had) add("adds preset " + p.name);
+    if (!had) add("adds preset " + p.name, p.loc);
   }
   for (const auto& g : after.egress.loopback) {
     bool had = std::any_of(before.egress.loopback.begin(), before.egress.loopback.end(),
                            [&](const LoopbackGrant& x) { return x.port == g.port; });
-    if (!had) add("adds loopback grant " + std::to_string(g.port));
+    if (!had) add("adds loopback grant " + std::to_string(g.port), g.loc);
   }
   for (const auto& a : after.egress.allowed_addresses) {
     bool had = std::any_of(before.egress.allowed_addresses.begin(),
                            before.egress.allowed_addresses.end(),
                            [&](const AddressGrant& x) { return x.text == a.text; });
-    if (!had) add("adds allowed address range " + a.text);
+    if (!had) add("adds allowed address range " + a.text, a.loc);
   }
   return out;
 }

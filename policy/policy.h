@@ -84,7 +84,8 @@ struct EgressPolicy {
 };
 
 struct Policy {
-  std::vector<std::string> files;  // the extends chain, the named file first, then units
+  std::string name;                // the profile file, or "ring R" / "ring R, unit U"
+  std::vector<std::string> files;  // the extends chain root first, the named file, then units
   SandboxPolicy sandbox;
   EgressPolicy egress;
   EnforcementLevel require = EnforcementLevel::full;

@@ -154,26 +154,48 @@ PresetEnvironment discover_preset_environment(const std::string& root, const std
   return env;
 }
 
+namespace {
+
+struct BuiltinPreset {
+  PresetDefinition def;
+  std::vector<std::string> machine;  // "npm-registry", "apt-archives"
+};
+
+// presets.yaml is compiled in; parse it once per process.
+const std::vector<BuiltinPreset>& parsed_presets() {
+  static const std::vector<BuiltinPreset> parsed = [] {
+    std::vector<BuiltinPreset> out;
+    YAML::Node root = YAML::Load(kPresetsYaml);  // a parse error here is a build bug
+    for (const auto& kv : root) {
+      BuiltinPreset b;
+      b.def.name = kv.first.as<std::string>();
+      const YAML::Node& body = kv.second;
+      if (body["description"]) b.def.description = body["description"].as<std::string>();
+      if (body["domains"]) {
+        for (const auto& d : body["domains"]) b.def.domains.push_back(d.as<std::string>());
+      }
+      if (body["paths"]) {
+        for (const auto& d : body["paths"]) b.def.paths.push_back(d.as<std::string>());
+      }
+      if (body["machine"]) {
+        for (const auto& m : body["machine"]) b.machine.push_back(m.as<std::string>());
+      }
+      out.push_back(std::move(b));
+    }
+    return out;
+  }();
+  return parsed;
+}
+
+}  // namespace
+
 std::vector<PresetDefinition> builtin_presets(const PresetEnvironment& env) {
   std::vector<PresetDefinition> out;
-  YAML::Node root = YAML::Load(kPresetsYaml);  // compiled in; a parse error is a build bug
-  for (const auto& kv : root) {
-    PresetDefinition p;
-    p.name = kv.first.as<std::string>();
-    const YAML::Node& body = kv.second;
-    if (body["description"]) p.description = body["description"].as<std::string>();
-    if (body["domains"]) {
-      for (const auto& d : body["domains"]) p.domains.push_back(d.as<std::string>());
-    }
-    if (body["paths"]) {
-      for (const auto& d : body["paths"]) p.paths.push_back(d.as<std::string>());
-    }
-    if (body["machine"]) {
-      for (const auto& m : body["machine"]) {
-        std::string what = m.as<std::string>();
-        const auto& hosts = what == "npm-registry" ? env.npm_registry_hosts : env.apt_hosts;
-        for (const auto& h : hosts) add_unique(p.domains, h);
-      }
+  for (const auto& b : parsed_presets()) {
+    PresetDefinition p = b.def;
+    for (const auto& what : b.machine) {
+      const auto& hosts = what == "npm-registry" ? env.npm_registry_hosts : env.apt_hosts;
+      for (const auto& h : hosts) add_unique(p.domains, h);
     }
     out.push_back(std::move(p));
   }

@@ -20,7 +20,9 @@ void each_key(const std::string& file, const YAML::Node& map, const std::string&
               const std::vector<std::string_view>& known, Diagnostics& diags, F on) {
   std::set<std::string> seen;
   for (auto it = map.begin(); it != map.end(); ++it) {
-    const YAML::Node& k = it->first;
+    // Copies: yaml-cpp's iterator hands out a temporary pair; references into it dangle.
+    const YAML::Node k = it->first;
+    const YAML::Node v = it->second;
     if (!k.IsScalar()) {
       diags.error(loc_of(file, k), where, "keys must be plain words");
       continue;
@@ -39,7 +41,7 @@ void each_key(const std::string& file, const YAML::Node& map, const std::string&
                   hint.empty() ? "known keys here: " + list : "did you mean '" + hint + "'?");
       continue;
     }
-    on(key, field, k, it->second);
+    on(key, field, k, v);
   }
 }
 

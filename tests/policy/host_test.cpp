@@ -1,0 +1,51 @@
+#include "policy/host.h"
+
+#include <gtest/gtest.h>
+
+#include "tests/policy/nasty_hosts.h"
+
+namespace halo::policy {
+namespace {
+
+TEST(NormalizeHost, NastyCorpus) {
+  for (const auto& row : testing::nasty_hosts()) {
+    SCOPED_TRACE(row.name);
+    HostResult r = normalize_host(row.raw);
+    if (row.expected == nullptr) {
+      EXPECT_FALSE(r) << "accepted as " << (r ? r.host->text : "");
+      if (!r) EXPECT_STRNE(r.error.reason, "");
+    } else {
+      ASSERT_TRUE(r) << r.error.reason;
+      EXPECT_EQ(r.host->text, row.expected);
+    }
+  }
+}
+
+TEST(NormalizeHost, NameLengthLimit) {
+  std::string label(63, 'a');
+  std::string name = label + "." + label + "." + label + "." + std::string(61, 'a');  // 253
+  EXPECT_TRUE(normalize_host(name));
+  EXPECT_FALSE(normalize_host(name + "a"));
+  EXPECT_FALSE(normalize_host(std::string(5000, 'a')));
+}
+
+TEST(NormalizeHost, KindsAndCanonicalFastPath) {
+  EXPECT_EQ(normalize_host("2130706433").host->kind, NormalizedHost::Kind::ip);
+  EXPECT_EQ(normalize_host("Example.com").host->kind, NormalizedHost::Kind::name);
+  EXPECT_TRUE(is_canonical_name("api.github.com"));
+  EXPECT_FALSE(is_canonical_name("API.github.com"));
+  EXPECT_FALSE(is_canonical_name("github.com."));
+  EXPECT_FALSE(is_canonical_name("127.1"));
+  EXPECT_FALSE(is_canonical_name("xn--bcher-kva.example"));  // needs the IDNA check
+}
+
+TEST(NormalizeHost, LocalhostNames) {
+  EXPECT_TRUE(is_localhost_name("localhost"));
+  EXPECT_TRUE(is_localhost_name("db.localhost"));
+  EXPECT_FALSE(is_localhost_name("notlocalhost"));
+  EXPECT_FALSE(is_localhost_name("localhost.example"));
+  EXPECT_FALSE(is_localhost_name(".localhost"));
+}
+
+}  // namespace
+}  // namespace halo::policy
