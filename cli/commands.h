@@ -12,5 +12,6 @@ struct Exit {
 
 void add_validate_command(CLI::App& app);
 void add_egress_command(CLI::App& app);
+void add_run_command(CLI::App& app);
 
 }  // namespace halo::cli

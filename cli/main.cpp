@@ -13,6 +13,9 @@ int main(int argc, char** argv) {
 
   halo::cli::add_validate_command(app);
   halo::cli::add_egress_command(app);
+#ifdef HALO_HAVE_RUN
+  halo::cli::add_run_command(app);
+#endif
 
   auto* help = app.add_subcommand("help", "Show help for halo or one of its commands");
   std::string topic;

@@ -3,7 +3,7 @@
 #include <chrono>
 #include <exception>
 #include <iostream>
-#include <mutex>
+#include <atomic>
 #include <thread>
 
 #include "broker/broker.h"
@@ -98,19 +98,23 @@ int run_session(const SessionOptions& o) {
   }
   broker->adopt(to_listener_set(std::move(prepared.listeners)));
 
-  std::mutex error_mutex;
+  // The broker thread writes broker_error only before it ends; read after join().
+  std::atomic<bool> stopping{false};
   std::thread broker_thread([&] {
     try {
       broker->run();
+      if (!stopping) record.broker_error = "the broker stopped on its own";
     } catch (const std::exception& e) {
-      std::lock_guard lock(error_mutex);
       record.broker_error = e.what();
-      std::cerr << "halo: the broker stopped (" << e.what() << "); the sandbox has no network\n";
     }
+    if (!stopping)
+      std::cerr << "halo: the broker stopped (" << record.broker_error
+                << "); the sandbox has no network\n";
   });
 
   const ExitStatus status = launcher->run(
       session_environment(prepared.proxy_address, prepared.enforcement, o.plan.session_id));
+  stopping = true;
   broker->stop();
   broker_thread.join();
 
