@@ -16,18 +16,22 @@ int main(int argc, char** argv) {
 #ifdef HALO_HAVE_RUN
   halo::cli::add_run_command(app);
 #endif
+  halo::cli::add_render_command(app);
+  halo::cli::add_broker_command(app);
 
   auto* help = app.add_subcommand("help", "Show help for halo or one of its commands");
   std::string topic;
   help->add_option("command", topic, "The command to explain");
   help->callback([&] {
+    // The formatter directly: App::help() would describe the selected "help" subcommand.
+    auto formatter = app.get_formatter();
     if (topic.empty()) {
-      std::cout << app.help();
+      std::cout << formatter->make_help(&app, "halo", CLI::AppFormatMode::Normal);
       return;
     }
     for (auto* sub : app.get_subcommands({})) {
       if (sub->get_name() == topic) {
-        std::cout << sub->help();
+        std::cout << formatter->make_help(sub, "halo " + topic, CLI::AppFormatMode::Sub);
         return;
       }
     }

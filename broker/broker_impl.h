@@ -1,0 +1,74 @@
+#pragma once
+// BrokerImpl: the Broker of broker.h on Boost.Asio. Owns the io_context and its worker
+// threads, the resolver, the audit log, the listeners, and the Context the sessions share.
+//
+// Lifetime: create() -> listen_proxy()/adopt() -> run() (blocks) ... stop() from any
+// thread -> listeners close, sessions get Limits::drain_deadline to finish, the rest are
+// aborted, run() returns.
+#include <boost/asio/io_context.hpp>
+#include <boost/asio/ip/tcp.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <atomic>
+#include <memory>
+#include <mutex>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "broker/audit_log.h"
+#include "broker/broker.h"
+#include "broker/context.h"
+#include "dns/resolver.h"
+
+namespace halo::broker {
+
+class BrokerImpl final : public Broker {
+ public:
+  explicit BrokerImpl(BrokerOptions options);
+  ~BrokerImpl() override;
+  std::error_code init();
+
+  std::error_code listen_proxy(const std::string& addr_port) override;
+  std::error_code listen_dns(const std::string& addr_port) override;
+  void adopt(ListenerSet listeners) override;
+  std::optional<std::uint16_t> bound_proxy_port() const override;
+  std::optional<std::uint16_t> bound_dns_port() const override;
+  void run() override;
+  void stop() override;
+  BrokerStats stats() const override;
+
+  // For tests: the io_context the broker runs on.
+  boost::asio::io_context& io() { return io_; }
+
+ private:
+  struct Listener {
+    boost::asio::ip::tcp::acceptor acceptor;
+    std::optional<std::uint16_t> forward_port;  // loopback-forward listener
+  };
+  void start_accepting(Listener& l);
+  void begin_drain();
+  // DNS FILTER HOOK (issue 4): hands dns_udp_fds_/dns_tcp_fds_ (and listen_dns sockets)
+  // to the DNS filter server and sets ctx_->session_name to its pool's lookup. Until that
+  // lands it returns an error and run() refuses to serve with DNS sockets it cannot answer.
+  std::error_code wire_dns_filter();
+
+  // Declaration order is destruction order reversed: the io_context goes last, so the
+  // session frames it still holds are destroyed while the Context they share lives
+  // (sessions hold it by shared_ptr).
+  BrokerOptions options_;
+  boost::asio::io_context io_;
+  std::unique_ptr<dns::Resolver> resolver_;
+  AuditLog audit_;
+  std::shared_ptr<Context> ctx_;
+  std::vector<std::unique_ptr<Listener>> listeners_;
+  std::optional<std::uint16_t> proxy_port_;
+  std::vector<int> dns_udp_fds_;
+  std::vector<int> dns_tcp_fds_;
+  std::atomic<bool> stop_requested_{false};
+  std::atomic<bool> running_{false};
+};
+
+// "127.0.0.1:8080", "[::1]:0", "0.0.0.0:3128" -> endpoint; nullopt when malformed.
+std::optional<boost::asio::ip::tcp::endpoint> parse_listen_address(const std::string& text);
+
+}  // namespace halo::broker

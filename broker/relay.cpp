@@ -1,0 +1,176 @@
+#include "broker/relay.h"
+
+#include <fcntl.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <boost/asio/as_tuple.hpp>
+#include <boost/asio/experimental/awaitable_operators.hpp>
+#include <boost/asio/steady_timer.hpp>
+#include <boost/asio/this_coro.hpp>
+#include <boost/asio/use_awaitable.hpp>
+#include <cerrno>
+#include <chrono>
+#include <memory>
+#include <vector>
+
+#include "broker/io.h"
+
+namespace halo::broker {
+namespace {
+
+using Clock = std::chrono::steady_clock;
+constexpr auto kTuple = asio::as_tuple(asio::use_awaitable);
+
+struct Shared {
+  Clock::time_point last_activity = Clock::now();
+  bool idle_expired = false;
+  bool broken = false;  // a direction failed: both sides are being torn down
+  int live_pumps = 2;
+};
+
+// A pipe for splice; closes itself.
+struct Pipe {
+  int r = -1, w = -1;
+  ~Pipe() {
+    if (r >= 0) ::close(r);
+    if (w >= 0) ::close(w);
+  }
+  bool open(std::size_t size) {
+    int p[2];
+    if (::pipe2(p, O_NONBLOCK | O_CLOEXEC) != 0) return false;
+    r = p[0];
+    w = p[1];
+    ::fcntl(w, F_SETPIPE_SZ, static_cast<int>(size));
+    return true;
+  }
+};
+
+void tear_down(tcp::socket& a, tcp::socket& b) {
+  ::shutdown(a.native_handle(), SHUT_RDWR);
+  ::shutdown(b.native_handle(), SHUT_RDWR);
+}
+
+// Moves bytes from -> to until EOF (then half-closes `to`) or an error (then tears both
+// down so the other direction ends too).
+asio::awaitable<void> pump(tcp::socket& from, tcp::socket& to, std::uint64_t& count, Shared& st,
+                           const Limits& limits, bool try_splice, bool& spliced) {
+  const int in = from.native_handle();
+  const int out = to.native_handle();
+  Pipe pipe;
+  bool use_splice = try_splice && pipe.open(limits.relay_buffer_bytes);
+  std::vector<char> buf;
+  if (!use_splice) buf.resize(limits.relay_buffer_bytes);
+  spliced = use_splice;
+  std::size_t held = 0;  // bytes in the pipe or buffer not yet written
+  std::size_t off = 0;   // buffered mode: write offset into buf
+  bool eof = false;
+  for (;;) {
+    if (st.broken || st.idle_expired) break;
+    // Fill.
+    if (!eof && held == 0) {
+      ssize_t n = use_splice ? ::splice(in, nullptr, pipe.w, nullptr, limits.relay_buffer_bytes,
+                                        SPLICE_F_MOVE | SPLICE_F_NONBLOCK)
+                             : ::recv(in, buf.data(), buf.size(), MSG_DONTWAIT);
+      if (n > 0) {
+        held = static_cast<std::size_t>(n);
+        off = 0;
+        count += held;
+        st.last_activity = Clock::now();
+      } else if (n == 0) {
+        eof = true;
+      } else if (errno == EAGAIN || errno == EINTR) {
+        auto [ec] = co_await from.async_wait(tcp::socket::wait_read, kTuple);
+        if (ec) break;
+        continue;
+      } else if (use_splice && errno == EINVAL && count == 0) {
+        use_splice = false;  // splice refused for this socket: buffered from here on
+        spliced = false;
+        buf.resize(limits.relay_buffer_bytes);
+        continue;
+      } else {
+        st.broken = true;
+        break;
+      }
+    }
+    // Drain.
+    while (held > 0) {
+      ssize_t m = use_splice ? ::splice(pipe.r, nullptr, out, nullptr, held,
+                                        SPLICE_F_MOVE | SPLICE_F_NONBLOCK)
+                             : ::send(out, buf.data() + off, held, MSG_DONTWAIT | MSG_NOSIGNAL);
+      if (m > 0) {
+        held -= static_cast<std::size_t>(m);
+        off += static_cast<std::size_t>(m);
+        st.last_activity = Clock::now();
+      } else if (m < 0 && (errno == EAGAIN || errno == EINTR)) {
+        auto [ec] = co_await to.async_wait(tcp::socket::wait_write, kTuple);
+        if (ec || st.broken || st.idle_expired) break;
+      } else {
+        st.broken = true;
+        break;
+      }
+    }
+    if (st.broken || (held > 0)) break;
+    if (eof) {
+      ::shutdown(out, SHUT_WR);
+      co_return;
+    }
+  }
+  if (!st.idle_expired) st.broken = true;
+  tear_down(from, to);
+}
+
+asio::awaitable<void> watchdog(Shared& st, asio::steady_timer& timer, tcp::socket& a,
+                               tcp::socket& b, Millis idle) {
+  for (;;) {
+    auto due = st.last_activity + idle;
+    if (Clock::now() >= due) {
+      st.idle_expired = true;
+      tear_down(a, b);
+      co_return;
+    }
+    timer.expires_at(due);
+    auto [ec] = co_await timer.async_wait(kTuple);
+    if (ec || st.live_pumps == 0) co_return;
+  }
+}
+
+asio::awaitable<void> pump_and_count(tcp::socket& from, tcp::socket& to, std::uint64_t& count,
+                                     Shared& st, const Limits& limits, bool try_splice,
+                                     bool& spliced, asio::steady_timer& timer) {
+  co_await pump(from, to, count, st, limits, try_splice, spliced);
+  if (--st.live_pumps == 0) timer.cancel();
+}
+
+}  // namespace
+
+using namespace asio::experimental::awaitable_operators;
+
+asio::awaitable<RelayResult> relay(tcp::socket& client, tcp::socket& upstream,
+                                   std::string_view pending, const Limits& limits,
+                                   RelayMode mode) {
+  RelayResult result;
+  error_code ec;
+  client.non_blocking(true, ec);
+  upstream.non_blocking(true, ec);
+  if (!pending.empty()) {
+    ec = co_await write_all_for(upstream, pending, limits.write_deadline);
+    if (ec) {
+      result.close_reason = "reset";
+      co_return result;
+    }
+    result.up += pending.size();
+  }
+  Shared st;
+  asio::steady_timer timer(co_await asio::this_coro::executor);
+  bool try_splice = mode == RelayMode::automatic;
+  bool s1 = false, s2 = false;
+  co_await (pump_and_count(client, upstream, result.up, st, limits, try_splice, s1, timer) &&
+            pump_and_count(upstream, client, result.down, st, limits, try_splice, s2, timer) &&
+            watchdog(st, timer, client, upstream, limits.idle_deadline));
+  result.spliced = s1 && s2;
+  result.close_reason = st.idle_expired ? "idle" : st.broken ? "reset" : "done";
+  co_return result;
+}
+
+}  // namespace halo::broker
