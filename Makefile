@@ -10,7 +10,7 @@ DEBS := cmake ninja-build g++ pkg-config ccache make \
         libboost1.81-dev libyaml-cpp-dev libidn2-dev libcli11-dev nlohmann-json3-dev \
         libtomlplusplus-dev libgtest-dev libgmock-dev libbenchmark-dev libc-ares-dev \
         libspdlog-dev libfmt-dev libssl-dev clang libclang-rt-14-dev \
-        curl dnsmasq-base bind9-dnsutils iproute2 python3 openssl
+        curl dnsmasq-base bind9-dnsutils dnsperf iproute2 python3 openssl
 
 .PHONY: all deps configure build demo test unit fuzz bench clean
 
@@ -38,7 +38,7 @@ demo: build
 fuzz: deps
 	@if command -v clang++ >/dev/null; then \
 	  cmake -S . -B $(FUZZ_BUILD) -G Ninja -DHALO_FUZZ=ON -DCMAKE_CXX_COMPILER=clang++ \
-	    -DCMAKE_BUILD_TYPE=Debug >/dev/null && \
+	    -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null && \
 	  cmake --build $(FUZZ_BUILD) -j $(JOBS) && \
 	  bash fuzz/run_all.sh $(FUZZ_BUILD)/fuzz $(FUZZ_SECONDS); \
 	else echo "halo: clang++ not found, fuzzers skipped"; fi

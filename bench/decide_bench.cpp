@@ -51,6 +51,7 @@ Fixture& fixture(int n) {
     (deny ? e.denied_domains : e.allowed_domains).push_back(entry);
     if (f.hits.size() < 1024) f.hits.push_back(wild ? "api." + d : d);
   }
+  for (std::size_t i = 0; f.hits.size() < 1024; ++i) f.hits.push_back(f.hits[i]);  // small sets repeat
   for (int i = 0; i < 1024; ++i) f.misses.push_back("www." + name(rng, 2));
   f.rules = std::make_unique<EgressRules>(e);
   return cache.emplace(n, std::move(f)).first->second;

@@ -2,11 +2,26 @@
 
 namespace halo::policy {
 
-std::size_t EgressRules::Hash::operator()(std::string_view s) const noexcept {
-  // FNV-1a over 8-byte words would be faster still; std::hash is already a few ns for
-  // host-sized strings and keeps the table's behaviour conventional.
-  return std::hash<std::string_view>{}(s);
+namespace {
+
+constexpr std::uint64_t kSeed = 0xcbf29ce484222325ull;   // FNV-1a offset basis
+constexpr std::uint64_t kPrime = 0x100000001b3ull;       // FNV-1a prime
+
+// FNV-1a over the bytes right to left; see decide_name for why.
+std::uint64_t hash_right_to_left(std::string_view s) {
+  std::uint64_t h = kSeed;
+  for (std::size_t i = s.size(); i-- > 0;) h = (h ^ static_cast<unsigned char>(s[i])) * kPrime;
+  return h;
 }
+
+std::uint64_t spread(std::uint64_t h) {
+  h ^= h >> 31;
+  h *= 0x7fb5d329728ea185ull;
+  h ^= h >> 27;
+  return h;
+}
+
+}  // namespace
 
 EgressRules::EgressRules(const EgressPolicy& egress) {
   entries_.reserve(egress.denied_domains.size() + egress.allowed_domains.size() +
@@ -16,16 +31,51 @@ EgressRules::EgressRules(const EgressPolicy& egress) {
   for (const auto& e : egress.allowed_domains) entries_.push_back(e);
   for (const auto& e : egress.preset_domains) entries_.push_back(e);
   slots_.reserve(entries_.size());
+  std::size_t size = 16;
+  while (size < entries_.size() * 2 + 2) size <<= 1;
+  table_.assign(size, Bucket{});
+  mask_ = size - 1;
   for (std::size_t i = 0; i < entries_.size(); ++i) add(entries_[i], i < denied);
   loopback_ = egress.loopback;
   addresses_ = egress.allowed_addresses;
   default_ = egress.effective_default();
 }
 
+const EgressRules::Slot* EgressRules::find(std::string_view key, std::uint64_t hash) const {
+  for (std::uint64_t i = spread(hash) & mask_;; i = (i + 1) & mask_) {
+    const Bucket& b = table_[i];
+    if (b.slot == 0) return nullptr;
+    if (b.hash == hash && b.length == key.size()) {
+      const Slot& s = slots_[b.slot - 1];
+      if (std::string_view(keys_).substr(s.key_offset, s.key_length) == key) return &s;
+    }
+  }
+}
+
 void EgressRules::add(const DomainEntry& e, bool deny) {
-  Slot& slot = slots_[std::string(e.base())];
-  const DomainEntry** target = deny ? (e.wildcard() ? &slot.deny_wild : &slot.deny_exact)
-                                    : (e.wildcard() ? &slot.allow_wild : &slot.allow_exact);
+  std::string_view key = e.base();
+  std::uint64_t hash = hash_right_to_left(key);
+  const Slot* existing = find(key, hash);
+  Slot* slot = const_cast<Slot*>(existing);
+  if (slot == nullptr) {
+    Slot s;
+    s.key_offset = static_cast<std::uint32_t>(keys_.size());
+    s.key_length = static_cast<std::uint32_t>(key.size());
+    keys_.append(key);
+    slots_.push_back(s);
+    for (std::uint64_t i = spread(hash) & mask_;; i = (i + 1) & mask_) {
+      if (table_[i].slot == 0) {
+        table_[i] = Bucket{hash, static_cast<std::uint32_t>(slots_.size()),
+                           static_cast<std::uint32_t>(key.size())};
+        break;
+      }
+    }
+    slot = &slots_.back();
+    min_key_ = std::min(min_key_, key.size());
+    max_key_ = std::max(max_key_, key.size());
+  }
+  const DomainEntry** target = deny ? (e.wildcard() ? &slot->deny_wild : &slot->deny_exact)
+                                    : (e.wildcard() ? &slot->allow_wild : &slot->allow_exact);
   if (*target == nullptr) *target = &e;  // the first one written names the decision
 }
 
@@ -83,29 +133,33 @@ Decision EgressRules::decide_name(std::string_view name, std::optional<std::uint
     d.detail = "port 0";
     return d;
   }
-  // One probe per suffix: "a.b.example.com", "b.example.com", "example.com", "com".
-  // The whole name can match exact rules; a proper suffix can match wildcard rules only.
+  // One probe per suffix that starts at a label boundary: "a.b.example.com" (exact rules),
+  // then "b.example.com", "example.com", "com" (wildcard rules). Hashing right to left
+  // gives every suffix's hash in one pass; suffixes shorter or longer than any key are not
+  // probed. Longer suffixes are seen later, so the most specific match names the decision.
   const DomainEntry* deny = nullptr;
   const DomainEntry* allow = nullptr;
-  std::string_view key = name;
-  bool whole = true;
-  while (true) {
-    auto it = slots_.find(key);
-    if (it != slots_.end()) {
-      const Slot& s = it->second;
-      if (whole) {
-        if (deny == nullptr) deny = s.deny_exact;
-        if (allow == nullptr) allow = s.allow_exact;
-      } else {
-        if (deny == nullptr) deny = s.deny_wild;
-        if (allow == nullptr) allow = s.allow_wild;
+  if (!slots_.empty()) {
+    const std::size_t n = name.size();
+    std::uint64_t h = kSeed;
+    for (std::size_t i = n; i-- > 0;) {
+      if (name[i] == '.') {
+        std::size_t len = n - i - 1;
+        if (len >= min_key_ && len <= max_key_) {
+          if (const Slot* s = find(name.substr(i + 1), h)) {
+            if (s->deny_wild) deny = s->deny_wild;
+            if (s->allow_wild) allow = s->allow_wild;
+          }
+        }
       }
-      if (deny != nullptr) break;  // deny wins; no need to look further
+      h = (h ^ static_cast<unsigned char>(name[i])) * kPrime;
     }
-    auto dot = key.find('.');
-    if (dot == std::string_view::npos) break;
-    key.remove_prefix(dot + 1);
-    whole = false;
+    if (n >= min_key_ && n <= max_key_) {
+      if (const Slot* s = find(name, h)) {
+        if (s->deny_exact) deny = s->deny_exact;
+        if (s->allow_exact) allow = s->allow_exact;
+      }
+    }
   }
   if (deny != nullptr) {
     d.verdict = Verdict::deny;

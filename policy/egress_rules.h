@@ -23,7 +23,6 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "policy/host.h"
@@ -107,25 +106,38 @@ class EgressRules {
   // every address is checked; allow with the surviving addresses, or deny naming why.
   VettedResolution vet(const Decision& name_decision, const Resolution& answer) const;
 
-  std::size_t rule_count() const { return slots_.size(); }
+  std::size_t rule_count() const { return entries_.size(); }
 
  private:
+  // Rules are keyed by their base name ("*.example.com" -> "example.com"). A flat,
+  // open-addressed table of key hashes; the hash is computed right to left so one pass
+  // over a name yields the hash of every suffix that starts at a label boundary.
   struct Slot {
+    std::uint32_t key_offset = 0;  // into keys_
+    std::uint32_t key_length = 0;
     const DomainEntry* deny_exact = nullptr;
     const DomainEntry* deny_wild = nullptr;
     const DomainEntry* allow_exact = nullptr;
     const DomainEntry* allow_wild = nullptr;
   };
-  struct Hash {
-    using is_transparent = void;
-    std::size_t operator()(std::string_view s) const noexcept;
+  struct Bucket {
+    std::uint64_t hash = 0;
+    std::uint32_t slot = 0;  // index + 1 into slots_; 0 = empty
+    std::uint32_t length = 0;
   };
   void add(const DomainEntry& e, bool deny);
+  void rebuild_table();
+  const Slot* find(std::string_view key, std::uint64_t hash) const;
   Decision decide_ip(const IpAddress& ip, std::optional<std::uint16_t> port) const;
   Decision loopback(std::optional<std::uint16_t> port, const AddressJudgement* j) const;
 
   std::vector<DomainEntry> entries_;  // owns every pattern; slots_ point into it
-  std::unordered_map<std::string, Slot, Hash, std::equal_to<>> slots_;
+  std::string keys_;                  // every distinct key, back to back
+  std::vector<Slot> slots_;
+  std::vector<Bucket> table_;  // power-of-two size, at most half full
+  std::uint64_t mask_ = 0;
+  std::size_t min_key_ = ~std::size_t{0};  // shortest key: shorter suffixes are not probed
+  std::size_t max_key_ = 0;                // longest key: longer suffixes are not probed
   std::vector<LoopbackGrant> loopback_;
   std::vector<AddressGrant> addresses_;
   DefaultAction default_ = DefaultAction::deny;

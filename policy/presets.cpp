@@ -123,8 +123,8 @@ PresetEnvironment discover_preset_environment(const std::string& root, const std
     std::string v = npmrc_registry(read_small_file(fs::path(home) / ".npmrc"));
     if (!v.empty()) registry = v;
   }
-  if (const char* e = std::getenv("NPM_CONFIG_REGISTRY"); e && root == "/") registry = e;
-  if (const char* e = std::getenv("npm_config_registry"); e && root == "/") registry = e;
+  if (const char* e = std::getenv("NPM_CONFIG_REGISTRY"); e && *e && root == "/") registry = e;
+  if (const char* e = std::getenv("npm_config_registry"); e && *e && root == "/") registry = e;
   if (registry.empty()) registry = npm_builtin_registry(r);
   add_unique(env.npm_registry_hosts, host_of_url(registry));
   if (env.npm_registry_hosts.empty()) {
