@@ -1,0 +1,285 @@
+#!/usr/bin/env python3
+"""DNS filter end to end with real clients: dig (UDP and +tcp) and a raw-socket python
+resolver against the filter on 127.0.0.1 (ephemeral port), dnsmasq as the upstream on
+loopback with its query log. Shows from dnsmasq's log that denied names never arrive
+upstream. With --halo (the `halo broker` binary) it also shows that a session address
+used in an HTTP CONNECT reaches the right upstream: a loopback HTTP server on a granted
+port, dialed at the address dnsmasq gives for the name.
+
+usage: dns_integration_test.py (--serve PATH/halo_dns_serve | --halo PATH/halo)
+Hermetic: everything binds 127.0.0.1; every process started here is stopped by PID;
+bounded in time (each step has a timeout).
+"""
+import argparse, http.client, http.server, json, os, random, socket, struct, subprocess, sys, tempfile
+import threading, time
+
+FAILURES = []
+
+
+def check(cond, what):
+    print(("ok   " if cond else "FAIL ") + what, flush=True)
+    if not cond:
+        FAILURES.append(what)
+
+
+def free_port():
+    # UDP and TCP both free on the same port (dnsmasq and the filter bind both).
+    for _ in range(50):
+        u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+        u.bind(("127.0.0.1", 0))
+        port = u.getsockname()[1]
+        t = socket.socket()
+        try:
+            t.bind(("127.0.0.1", port))
+            return port
+        except OSError:
+            continue
+        finally:
+            t.close()
+            u.close()
+    raise RuntimeError("no free port")
+
+
+def dig(port, *args):
+    cmd = ["dig", "@127.0.0.1", "-p", str(port), "+time=3", "+tries=1"] + list(args)
+    return subprocess.run(cmd, capture_output=True, text=True, timeout=20).stdout
+
+
+def status_of(out):
+    for line in out.splitlines():
+        if "status:" in line:
+            return line.split("status:")[1].split(",")[0].strip()
+    return "NONE"
+
+
+def short(port, *args):
+    return dig(port, "+short", *args).split()
+
+
+def name_wire(n):
+    return b"".join(bytes([len(l)]) + l.encode() for l in n.split(".") if l) + b"\0"
+
+
+def raw_udp(port, payload, timeout=1.0):
+    s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+    s.settimeout(timeout)
+    s.sendto(payload, ("127.0.0.1", port))
+    try:
+        return s.recv(65535)
+    except socket.timeout:
+        return None
+    finally:
+        s.close()
+
+
+def resolve_a(port, name):
+    """A tiny stub resolver: one A question, returns (rcode, [addresses])."""
+    qid = random.randrange(65536)
+    msg = struct.pack(">HHHHHH", qid, 0x0100, 1, 0, 0, 0) + name_wire(name) + struct.pack(">HH", 1, 1)
+    resp = raw_udp(port, msg, 3.0)
+    if resp is None or struct.unpack(">H", resp[:2])[0] != qid:
+        return None, []
+    rcode = resp[3] & 0xF
+    an = struct.unpack(">H", resp[6:8])[0]
+    pos = 12 + len(name_wire(name)) + 4
+    out = []
+    for _ in range(an):
+        if resp[pos] & 0xC0 == 0xC0:
+            pos += 2
+        else:
+            while resp[pos]:
+                pos += resp[pos] + 1
+            pos += 1
+        rtype, _, _, rdlen = struct.unpack(">HHIH", resp[pos:pos + 10])
+        pos += 10
+        if rtype == 1:
+            out.append(socket.inet_ntoa(resp[pos:pos + 4]))
+        pos += rdlen
+    return rcode, out
+
+
+class Quiet(http.server.BaseHTTPRequestHandler):
+    hits = []
+
+    def do_GET(self):
+        Quiet.hits.append(self.path)
+        body = b"hello from the granted upstream\n"
+        self.send_response(200)
+        self.send_header("Content-Length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+    def log_message(self, *a):
+        pass
+
+
+def start_and_read_ports(cmd, env=None, timeout=15):
+    """Starts the server; returns (proc, {"dns": port, "proxy": port})."""
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+    ports = {}
+    deadline = time.time() + timeout
+    while time.time() < deadline:
+        line = proc.stdout.readline()
+        if not line:
+            break
+        words = line.split()
+        for i, w in enumerate(words[:-1]):
+            if w in ("port", "dns") and words[i + 1].isdigit():
+                ports["dns"] = int(words[i + 1])
+            if w == "proxy" and words[i + 1].isdigit():
+                ports["proxy"] = int(words[i + 1])
+        if "dns" in ports and ("proxy" in ports or "halo_dns_serve" in cmd[0]):
+            break
+    return proc, ports
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--serve")
+    ap.add_argument("--halo")
+    args = ap.parse_args()
+    work = tempfile.mkdtemp(prefix="halo-dns-it-")
+    procs = []
+    try:
+        upstream_port = free_port()
+        dnsmasq_log = os.path.join(work, "dnsmasq.log")
+        big = ["--txt-record=big.allowed.test," + ("%d" % i) * 200 for i in range(1, 6)]
+        dnsmasq = subprocess.Popen([
+            "dnsmasq", "--keep-in-foreground", "--conf-file=/dev/null", "--no-resolv",
+            "--no-hosts", "--bind-interfaces", "--listen-address=127.0.0.1",
+            "--port=%d" % upstream_port, "--user=root", "--pid-file=",
+            "--log-queries", "--log-facility=" + dnsmasq_log,
+            "--address=/allowed.test/127.0.0.1",
+            "--txt-record=allowed.test,v=halo-test",
+            "--mx-host=allowed.test,mail.allowed.test,10",
+            "--host-record=evil.denied.test,192.0.2.66",
+            "--cname=chain.allowed.test,evil.denied.test",
+        ] + big, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        procs.append(dnsmasq)
+        time.sleep(0.5)
+        check(dnsmasq.poll() is None, "dnsmasq upstream started on 127.0.0.1:%d" % upstream_port)
+
+        http_srv = http.server.ThreadingHTTPServer(("127.0.0.1", 0), Quiet)
+        http_port = http_srv.server_address[1]
+        threading.Thread(target=http_srv.serve_forever, daemon=True).start()
+
+        profile = os.path.join(work, "profile.yaml")
+        with open(profile, "w") as f:
+            f.write("egress:\n  default: deny\n"
+                    "  allowedDomains: [allowed.test, \"*.allowed.test\"]\n"
+                    "  deniedDomains: [denied.test, \"*.denied.test\"]\n"
+                    "  loopback: [%d]\n" % http_port)
+        audit = os.path.join(work, "audit.jsonl")
+        if args.halo:
+            cmd = [args.halo, "broker", "--profile", profile, "--listen", "127.0.0.1:0",
+                   "--dns", "127.0.0.1:0", "--dns-mode", "synthetic",
+                   "--resolver-server", "127.0.0.1:%d" % upstream_port, "--audit", audit]
+        else:
+            cmd = [args.serve, "--profile", profile, "--listen", "127.0.0.1:0",
+                   "--upstream", "127.0.0.1:%d" % upstream_port, "--audit", audit]
+        proc, ports = start_and_read_ports(cmd)
+        procs.append(proc)
+        check("dns" in ports, "filter serving, ports %s" % ports)
+        if "dns" not in ports:
+            return 1
+        port = ports["dns"]
+
+        # Allowed names: synthetic session addresses, stable, over UDP and TCP.
+        a1 = short(port, "allowed.test", "A")
+        a2 = short(port, "+tcp", "ALLOWED.test", "A")
+        check(len(a1) == 1 and a1[0].startswith("198.18."), "dig A allowed.test -> %s" % a1)
+        check(a1 == a2, "dig +tcp A ALLOWED.test gives the same session address %s" % a2)
+        aaaa = short(port, "+tcp", "www.allowed.test", "AAAA")
+        check(len(aaaa) == 1 and aaaa[0].startswith("fd68:616c:6f00:5353:"),
+              "dig +tcp AAAA www.allowed.test -> %s" % aaaa)
+        rc, addrs = resolve_a(port, "allowed.test")
+        check(rc == 0 and addrs == a1, "python stub resolver agrees: %s" % addrs)
+        ptr = short(port, "-x", a1[0])
+        check(ptr == ["allowed.test."], "dig -x %s -> %s" % (a1[0], ptr))
+        check(status_of(dig(port, "-x", "192.0.2.1")) == "REFUSED", "PTR for another address refused")
+
+        # Denied, unlisted and malformed names: NXDOMAIN, never upstream.
+        for name, t in [("secret-payload.denied.test", "TXT"), ("exfil-abc123.attacker.example", "A"),
+                        ("evil.denied.test", "A")]:
+            out = dig(port, name, t)
+            check(status_of(out) == "NXDOMAIN", "dig %s %s -> NXDOMAIN" % (t, name))
+        out = dig(port, "+tcp", "exfil-tcp.attacker.example", "TXT")
+        check(status_of(out) == "NXDOMAIN", "dig +tcp TXT exfil-tcp.attacker.example -> NXDOMAIN")
+        check("EDE: 15" in dig(port, "exfil-ede.attacker.example"), "denial carries EDE 15 (Blocked)")
+
+        # Other types forwarded through c-ares to dnsmasq and relayed.
+        txt = dig(port, "+short", "allowed.test", "TXT").strip()
+        check(txt == '"v=halo-test"', "dig TXT allowed.test relayed from upstream: %s" % txt)
+        mx = short(port, "allowed.test", "MX")
+        check(mx == ["10", "mail.allowed.test."], "dig MX allowed.test relayed: %s" % mx)
+        chain = dig(port, "chain.allowed.test", "TXT")
+        check(status_of(chain) == "NXDOMAIN", "CNAME chain into a denied name -> NXDOMAIN")
+        https = dig(port, "allowed.test", "HTTPS")
+        check(status_of(https) == "NOERROR" and "ANSWER: 0" in https, "HTTPS -> empty NOERROR")
+        # Truncation: ~1 KB of TXT does not fit 512 octets.
+        tc = dig(port, "+ignore", "+noedns", "big.allowed.test", "TXT")
+        check(" tc" in tc.split("flags:")[1].split(";")[0], "UDP answer over 512 octets has TC set")
+        whole = dig(port, "+tcp", "big.allowed.test", "TXT")
+        check("ANSWER: 5" in whole, "the same over TCP has all 5 records")
+
+        # Hostile input from a raw socket.
+        hdr = struct.pack(">HHHHHH", 0x4242, 0x0100, 1, 0, 0, 0)
+        loop = raw_udp(port, hdr + b"\xc0\x0c" + struct.pack(">HH", 1, 1))
+        check(loop is not None and loop[3] & 0xF == 1, "compression loop -> FORMERR")
+        resp_as_query = raw_udp(port, struct.pack(">HHHHHH", 1, 0x8180, 1, 0, 0, 0) +
+                                name_wire("allowed.test") + struct.pack(">HH", 1, 1), 0.5)
+        check(resp_as_query is None, "response sent as a query -> dropped")
+        two = raw_udp(port, struct.pack(">HHHHHH", 7, 0x0100, 2, 0, 0, 0) +
+                      (name_wire("allowed.test") + struct.pack(">HH", 1, 1)) * 2)
+        check(two is not None and two[3] & 0xF == 1, "qdcount 2 -> FORMERR")
+        check(len(short(port, "allowed.test")) == 1, "still answering after hostile input")
+
+        # CONNECT to a session address reaches the granted loopback upstream (broker only).
+        if args.halo and "proxy" in ports:
+
+            conn = http.client.HTTPConnection("127.0.0.1", ports["proxy"], timeout=10)
+            conn.set_tunnel(a1[0], http_port)
+            try:
+                conn.request("GET", "/via-session-address")
+                r = conn.getresponse()
+                body = r.read()
+                check(r.status == 200 and b"granted upstream" in body,
+                      "CONNECT %s:%d -> %d %s" % (a1[0], http_port, r.status, body.strip()))
+            except Exception as e:  # noqa: BLE001 - report and continue
+                check(False, "CONNECT via session address: %s" % e)
+            check("/via-session-address" in Quiet.hits, "loopback HTTP server saw the request")
+
+        time.sleep(0.3)
+        with open(dnsmasq_log) as f:
+            log = f.read()
+        queried = [l for l in log.splitlines() if "query[" in l]
+        print("dnsmasq saw:\n  " + "\n  ".join(queried))
+        check(any("query[TXT] allowed.test" in l for l in queried), "dnsmasq log shows the forwarded TXT")
+        for leaked in ["denied.test", "attacker.example"]:
+            check(not any(leaked in l.split("query[")[1] for l in queried),
+                  "dnsmasq never saw a query for *%s" % leaked)
+        check(not any("query[A] allowed.test" in l for l in queried) or args.halo,
+              "synthetic A answers never asked upstream")
+        if args.halo:
+            check(any("query[A] allowed.test" in l for l in queried),
+                  "the broker resolved allowed.test upstream when the session address was dialed")
+        with open(audit) as f:
+            lines = [json.loads(l) for l in f if l.strip()]
+        dns_lines = [l for l in lines if l.get("transport") == "dns"]
+        check(len(dns_lines) >= 15, "audit has %d dns lines" % len(dns_lines))
+        check(any(l.get("host") == "exfil-abc123.attacker.example" and l.get("verdict") == "deny"
+                  for l in dns_lines), "audit names the denied question")
+    finally:
+        for p in reversed(procs):
+            if p.poll() is None:
+                p.terminate()
+                try:
+                    p.wait(timeout=5)
+                except subprocess.TimeoutExpired:
+                    p.kill()
+    print("%d failure(s)" % len(FAILURES))
+    return 1 if FAILURES else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
