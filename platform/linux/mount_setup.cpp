@@ -168,6 +168,32 @@ void mask_paths(const std::vector<std::string>& paths, MountOutcome& out) {
   if (!empty_file.empty()) ::unlink(empty_file.c_str());
 }
 
+std::vector<std::string> host_daemon_sockets(unsigned uid) {
+  const std::string user = "/run/user/" + std::to_string(uid);
+  const std::string candidates[] = {
+      "/run/nscd/socket",
+      "/var/run/nscd/socket",
+      "/run/systemd/resolve/io.systemd.Resolve",
+      "/run/systemd/resolve/io.systemd.Resolve.Monitor",
+      "/run/dbus/system_bus_socket",
+      "/var/run/dbus/system_bus_socket",
+      "/run/docker.sock",
+      "/var/run/docker.sock",
+      "/run/containerd/containerd.sock",
+      "/run/podman/podman.sock",
+      "/run/snapd.socket",
+      user + "/bus",
+      user + "/docker.sock",
+      user + "/podman/podman.sock",
+  };
+  std::vector<std::string> found;
+  for (const auto& c : candidates) {
+    struct stat st {};
+    if (::stat(c.c_str(), &st) == 0 && S_ISSOCK(st.st_mode)) found.push_back(c);
+  }
+  return found;
+}
+
 void mount_proc(MountOutcome& out) {
   if (::mount("proc", "/proc", "proc", MS_NOSUID | MS_NODEV | MS_NOEXEC, nullptr) == 0) {
     out.proc_private = true;

@@ -33,6 +33,11 @@ void bind_resolv_conf(const std::string& content, MountOutcome& out);
 // files an empty read-only mode-000 file.
 void mask_paths(const std::vector<std::string>& paths, MountOutcome& out);
 
+// Unix sockets of host daemons that resolve names or open connections on a client's
+// behalf (nscd, systemd-resolved, D-Bus, Docker, containerd, Podman) and exist here.
+// Masked like protected paths, so nothing inside reaches the network through them.
+std::vector<std::string> host_daemon_sockets(unsigned uid);
+
 // Mounts a fresh procfs on /proc (the caller must be in a new PID namespace).
 void mount_proc(MountOutcome& out);
 

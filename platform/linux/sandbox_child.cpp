@@ -15,6 +15,7 @@
 #include "platform/linux/loopback.h"
 #include "platform/linux/mount_setup.h"
 #include "platform/linux/process_control.h"
+#include "platform/linux/seccomp_filter.h"
 #include "sandbox-launch/proxy_env.h"
 
 namespace halo::platform_linux {
@@ -107,6 +108,10 @@ void sandbox_child_main(const ChildConfig& c) {
     }
     bind_resolv_conf("nameserver 127.0.0.1\noptions attempts:2 timeout:2\n", mo);
     mask_paths(plan.fs.protected_paths, mo);
+    // Host daemons that would resolve names or open connections for the sandbox.
+    MountOutcome daemons;
+    mask_paths(host_daemon_sockets(::getuid()), daemons);
+    for (auto& r : daemons.fs_reasons) mo.net_notes.push_back(r);
     if (c.new_pid_ns) {
       MountOutcome proc;
       mount_proc(proc);
@@ -124,6 +129,9 @@ void sandbox_child_main(const ChildConfig& c) {
   } else {
     ::prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0);
   }
+  if (int e = deny_terminal_injection())
+    report += "fs-reason TIOCSTI not blocked (" + strerr(e) + "): a process can type into the "
+              "user's terminal\n";
   report += std::string("pid-ns ") + (c.new_pid_ns ? "1" : "0") + "\n";
   if (send_message(c.sock, report, fds) != 0) ::_exit(122);
   for (int fd : fds) ::close(fd);

@@ -5,10 +5,12 @@
 #include <arpa/inet.h>
 #include <netinet/in.h>
 #include <sys/socket.h>
+#include <sys/un.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <atomic>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
@@ -17,6 +19,7 @@
 
 #include <gtest/gtest.h>
 
+#include "platform/linux/mount_setup.h"
 #include "platform/linux/netns_launcher.h"
 
 namespace halo::platform_linux {
@@ -261,6 +264,50 @@ TEST_F(NetnsLauncherTest, NoNewPrivsAndNoCapabilities) {
   auto st = run_sh("grep -q '^NoNewPrivs:[[:space:]]*1' /proc/self/status && "
                    "grep -q '^CapEff:[[:space:]]*0000000000000000' /proc/self/status && "
                    "grep -q '^CapBnd:[[:space:]]*0000000000000000' /proc/self/status");
+  SKIP_IF_NO_USERNS(st);
+  EXPECT_EQ(st.shell_code(), 0);
+}
+
+TEST_F(NetnsLauncherTest, TerminalInjectionIsRefused) {
+  auto st = run_sh(
+      "/usr/bin/python3 -c \"import os, fcntl, termios\n"
+      "m, s = os.openpty()\n"
+      "try:\n"
+      "    fcntl.ioctl(s, termios.TIOCSTI, b'x'); raise SystemExit(1)\n"
+      "except PermissionError:\n"
+      "    raise SystemExit(0)\"");
+  SKIP_IF_NO_USERNS(st);
+  EXPECT_EQ(st.shell_code(), 0);
+}
+
+TEST_F(NetnsLauncherTest, HostDaemonSocketsAreMasked) {
+  const auto sockets = host_daemon_sockets(::getuid());
+  if (sockets.empty()) GTEST_SKIP() << "no host daemon sockets on this machine";
+  std::string script = "import socket, sys\nbad = []\n";
+  for (const auto& s : sockets)
+    script += "u = socket.socket(socket.AF_UNIX)\ntry:\n    u.connect('" + s +
+              "'); bad.append('" + s + "')\nexcept OSError:\n    pass\n";
+  script += "print(bad); sys.exit(1 if bad else 0)\n";
+  std::ofstream(work_ + "/daemons.py") << script;
+  auto st = run_sh("/usr/bin/python3 daemons.py > daemons.out 2>&1");
+  SKIP_IF_NO_USERNS(st);
+  EXPECT_EQ(st.shell_code(), 0) << slurp(work_ + "/daemons.out");
+}
+
+TEST_F(NetnsLauncherTest, MaskedSocketRefusesConnections) {
+  // The mechanism host_daemon_sockets() relies on, with a socket of our own.
+  const std::string path = outside_ + "/daemon.sock";
+  int srv = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path.c_str());
+  ASSERT_EQ(::bind(srv, reinterpret_cast<sockaddr*>(&addr), sizeof addr), 0);
+  ASSERT_EQ(::listen(srv, 4), 0);
+  plan_.fs.protected_paths = {path};
+  auto st = run_sh("/usr/bin/python3 -c \"import socket\n"
+                   "u = socket.socket(socket.AF_UNIX)\n"
+                   "raise SystemExit(0 if u.connect_ex('" + path + "') != 0 else 1)\"");
+  ::close(srv);
   SKIP_IF_NO_USERNS(st);
   EXPECT_EQ(st.shell_code(), 0);
 }

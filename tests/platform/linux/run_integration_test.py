@@ -10,6 +10,8 @@ Usage: run_integration_test.py HALO_BINARY   (exit 77 = skipped: no user namespa
 import http.server
 import json
 import os
+import pty
+import select
 import shutil
 import signal
 import socket
@@ -227,6 +229,58 @@ class HaloRunTest(unittest.TestCase):
                 p.kill()
                 p.wait()
             p.stderr.close()
+
+    def on_terminal(self, argv, keys, settle=1.5):
+        """Runs argv on a new pseudo-terminal, types `keys` (list of (bytes, wait)), and
+        returns (output, exit status). Bounded: the child is killed after 20 s."""
+        pid, fd = pty.fork()
+        if pid == 0:
+            os.chdir(self.ws)
+            os.environ["HOME"] = self.home
+            os.execv(argv[0], argv)
+        out = b""
+
+        def pump(seconds):
+            nonlocal out
+            end = time.time() + seconds
+            while time.time() < end:
+                r, _, _ = select.select([fd], [], [], 0.05)
+                if r:
+                    try:
+                        out += os.read(fd, 4096)
+                    except OSError:
+                        return
+        try:
+            pump(settle)
+            for data, wait in keys:
+                os.write(fd, data)
+                pump(wait)
+            deadline = time.time() + 20
+            while time.time() < deadline:
+                done, st = os.waitpid(pid, os.WNOHANG)
+                if done:
+                    return out.decode(errors="replace"), os.waitstatus_to_exitcode(st)
+                pump(0.1)
+            os.kill(pid, signal.SIGKILL)
+            os.waitpid(pid, 0)
+            self.fail("still running on the terminal:\n" + out.decode(errors="replace"))
+        finally:
+            os.close(fd)
+
+    def test_interactive_shell_keeps_the_terminal(self):
+        out, status = self.on_terminal(
+            [HALO, "run", "--profile", self.profile, "--", "/bin/bash", "--norc", "-i"],
+            [(b"tty; sleep 5 & jobs; kill %1; echo done-$((6*7))\n", 1.5),
+             (b"cat\n", 0.5), (b"\x03", 0.5), (b"exit 5\n", 1.0)])
+        self.assertEqual(status, 5, out)
+        self.assertIn("/dev/pts/", out)
+        self.assertIn("done-42", out)
+        self.assertNotIn("no job control", out)
+
+    def test_ctrl_c_reaches_the_command_once(self):
+        out, status = self.on_terminal(
+            [HALO, "run", "--profile", self.profile, "--", "/bin/sleep", "30"], [(b"\x03", 0.5)])
+        self.assertEqual(status, 128 + signal.SIGINT, out)
 
     def test_enforcement_line_and_environment(self):
         r = self.halo("echo \"$HALO_ENFORCEMENT $HALO_SESSION $HTTPS_PROXY $ALL_PROXY [$NO_PROXY]\"")
