@@ -108,6 +108,21 @@ void expand_relative(const std::string& pattern, const std::string& root,
   }
 }
 
+// Why a working directory is too broad to be the writable workspace, or null.
+const char* broad_workspace(const std::string& cwd, const std::string& home) {
+  if (cwd == "/") return "makes the whole filesystem writable";
+  if (!home.empty() && (cwd == home || home.rfind(cwd + "/", 0) == 0))
+    return "makes the whole home directory writable";
+  for (const char* sys : {"/etc", "/usr", "/bin", "/sbin", "/lib", "/lib64", "/boot", "/proc",
+                          "/sys", "/dev"}) {
+    if (cwd == sys || cwd.rfind(std::string(sys) + "/", 0) == 0) return "is a system directory";
+  }
+  for (const char* top : {"/home", "/var", "/opt", "/root", "/srv", "/mnt"}) {
+    if (cwd == top) return "holds far more than one project";
+  }
+  return nullptr;
+}
+
 }  // namespace
 
 LaunchPlan make_plan(const policy::Policy& policy, PlanInputs in) {
@@ -127,6 +142,9 @@ LaunchPlan make_plan(const policy::Policy& policy, PlanInputs in) {
   fsp.mode = policy.sandbox.mode;
   fsp.private_tmp = fsp.mode != policy::SandboxMode::off;
   if (fsp.mode == policy::SandboxMode::workspace_write) {
+    if (const char* why = broad_workspace(plan.cwd, plan.home))
+      fsp.notes.push_back("the working directory " + plan.cwd + " is the workspace and " + why +
+                          "; run halo from the project directory");
     fsp.writable.push_back(plan.cwd);
     for (const auto& r : policy.sandbox.writable_roots)
       fsp.writable.push_back(lexical(expand_home(r.path, plan.home)));

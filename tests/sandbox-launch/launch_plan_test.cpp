@@ -97,6 +97,33 @@ TEST_F(MakePlanTest, WorkspaceWriteListsCwdAndRoots) {
   EXPECT_TRUE(p.fs.private_tmp);
 }
 
+TEST_F(MakePlanTest, BroadWorkspaceIsNoted) {
+  auto p = load("sandbox:\n  mode: workspace-write\n");
+  ASSERT_TRUE(p);
+  struct Row {
+    const char* name;
+    std::string cwd;
+    bool noted;
+  } rows[] = {
+      {"root", "/", true},
+      {"home itself", home_, true},
+      {"ancestor of home", root_, true},
+      {"system dir", "/usr/lib", true},
+      {"/var itself", "/var", true},
+      {"project", ws_, false},
+      {"project under /var", "/var/tmp/project", false},
+  };
+  for (const auto& r : rows) {
+    SCOPED_TRACE(r.name);
+    PlanInputs in;
+    in.argv = {"true"};
+    in.cwd = r.cwd;
+    in.home = home_;
+    auto plan = make_plan(*p, in);
+    EXPECT_EQ(!plan.fs.notes.empty(), r.noted);
+  }
+}
+
 TEST_F(MakePlanTest, ReadOnlyListsNothingWritable) {
   auto p = plan("sandbox:\n  mode: read-only\n");
   EXPECT_TRUE(p.fs.writable.empty());
