@@ -73,14 +73,15 @@ int run_session(const SessionOptions& o) {
   auto launcher = start_backend(o, prepared);
   if (!launcher) return kExitBelowRequire;
   record.enforcement = prepared.enforcement;
-  if (!o.quiet) {
-    std::cerr << prepared.enforcement.line() << "\n";
-    for (const auto& w : prepared.warnings) std::cerr << "halo: warning: " << w << "\n";
-  }
+  // A refusal is one line that says everything; otherwise the enforcement line.
   if (auto refusal = prepared.enforcement.shortfall(o.policy->require, require_where(*o.policy))) {
     launcher->abandon();
     std::cerr << *refusal << "\n";
     return kExitBelowRequire;
+  }
+  if (!o.quiet) {
+    std::cerr << prepared.enforcement.line() << "\n";
+    for (const auto& w : prepared.warnings) std::cerr << "halo: warning: " << w << "\n";
   }
 
   broker::BrokerOptions bo;

@@ -294,10 +294,36 @@ class HaloRunTest(unittest.TestCase):
         r = self.halo("echo SHOULD-NOT-RUN", extra=("--backend", "env"))
         self.assertEqual(r.returncode, 3, r.stderr)
         self.assertNotIn("SHOULD-NOT-RUN", r.stdout)
-        refusal = [l for l in r.stderr.splitlines() if "refusing" in l]
+        refusal = r.stderr.strip().splitlines()
         self.assertEqual(len(refusal), 1, r.stderr)
         self.assertIn("network partial", refusal[0])
         self.assertIn("enforcement.require full", refusal[0])
+
+    def without_userns(self, profile, script):
+        """halo run where user namespaces are disabled (max_user_namespaces=0 inside a
+        user namespace of the test's own, so the host's setting is untouched)."""
+        env = dict(os.environ, HOME=self.home)
+        inner = "echo 0 > /proc/sys/user/max_user_namespaces && exec \"$@\""
+        cmd = ["unshare", "-Ur", "/bin/sh", "-c", inner, "sh", HALO, "run", "--profile", profile,
+               "--resolver-hosts", self.hosts, "--", "/bin/bash", "-c", script]
+        return subprocess.run(cmd, cwd=self.ws, env=env, capture_output=True, text=True,
+                              timeout=TIMEOUT)
+
+    def test_no_user_namespaces_refuses_when_full_is_required(self):
+        r = self.without_userns(self.profile, "echo SHOULD-NOT-RUN")
+        self.assertEqual(r.returncode, 3, r.stderr)
+        self.assertNotIn("SHOULD-NOT-RUN", r.stdout)
+        lines = r.stderr.strip().splitlines()
+        self.assertEqual(len(lines), 1, r.stderr)
+        self.assertIn("refusing to run", lines[0])
+        self.assertIn("user namespaces are disabled; fix: sysctl -w user.max_user_namespaces", lines[0])
+
+    def test_no_user_namespaces_falls_back_to_env(self):
+        r = self.without_userns(self.partial, "echo \"$HALO_ENFORCEMENT_NETWORK\"; "
+                                "curl -sS --max-time 10 http://allowed.test:%d/" % self.gport)
+        self.ok(r)
+        self.assertIn("network partial (env; linux-netns unavailable", r.stderr)
+        self.assertIn("hello from upstream", r.stdout)
 
     def test_env_backend_when_partial_is_enough(self):
         r = self.halo("echo \"$HALO_ENFORCEMENT_NETWORK\"; curl -sS --max-time 10 http://allowed.test:%d/"
