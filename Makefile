@@ -12,7 +12,7 @@ DEBS := cmake ninja-build g++ pkg-config ccache make \
         libspdlog-dev libfmt-dev libssl-dev clang libclang-rt-14-dev \
         curl dnsmasq-base bind9-dnsutils dnsperf iproute2 python3 openssl
 
-.PHONY: all deps configure build demo test unit fuzz bench clean
+.PHONY: all deps configure build demo test unit fuzz bench clean uat-clis
 
 all: build
 
@@ -49,6 +49,13 @@ unit: build
 # Fuzzers first (bounded), then every CTest test; CTest's summary is the last line.
 test: build fuzz
 	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+
+# Not part of `make test`: installs Claude Code, Codex, Gemini CLI, Copilot CLI and OpenCode
+# from the npm registry npm is configured with into a scratch folder, and checks the files
+# `halo render` writes with each CLI's own offline validation. Needs root.
+UAT_DIR ?= $(BUILD)/uat-clis
+uat-clis: build
+	bash scripts/uat-clis.sh $(BUILD)/cli/halo $(abspath $(UAT_DIR))
 
 bench: build
 	$(BUILD)/bench/decide_bench --benchmark_min_time=0.2

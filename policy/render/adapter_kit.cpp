@@ -75,6 +75,10 @@ void ResultBuilder::gateway(Holder egress_holder) {
     EnforcementLevel level = egress_holder == Holder::broker ? broker_level(result_.target.os)
                                                              : EnforcementLevel::full;
     hold(Field::gateway, egress_holder, level, "reachable: the policy allows it (" + d.rule() + ")");
+    if (level < EnforcementLevel::full) {
+      warn(Field::gateway, "reached through the halo broker, whose platform backend is partial on " +
+                               std::string(to_string(result_.target.os)));
+    }
   } else {
     none(Field::gateway, "the policy denies the gateway (" + d.rule() + ")");
   }

@@ -32,7 +32,7 @@ class ResultBuilder {
   void gateway(Holder egress_holder);
 
   const policy::Policy& policy() const { return policy_; }
-  const Target& target() const { return target_; }
+  const Target& target() const { return result_.target; }
   bool in_effect(Field f) const { return field_in_effect(policy_, f); }
   AdapterResult take();
 
