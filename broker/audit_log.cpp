@@ -88,6 +88,8 @@ std::string AuditLog::format(const AuditRecord& r, const std::string& session_id
   field(out, "port", static_cast<std::int64_t>(r.port));
   if (!r.method.empty()) field(out, "method", r.method);
   if (!r.path.empty()) field(out, "path", r.path);
+  if (!r.qtype.empty()) field(out, "qtype", r.qtype);
+  if (!r.rcode.empty()) field(out, "rcode", r.rcode);
   field(out, "verdict", r.verdict);
   field(out, "reason", r.reason);
   field(out, "rule", r.rule);

@@ -25,6 +25,8 @@ struct AuditRecord {
   std::uint16_t port = 0;
   std::string method;     // HTTP forward only
   std::string path;       // HTTP forward only, query removed
+  std::string qtype;      // DNS only: the question's type ("A", "TXT", "TYPE65280")
+  std::string rcode;      // DNS only: the answer's rcode ("NXDOMAIN"), "-" when dropped
   std::string verdict;    // "allow", "deny", "invalid" (malformed or refused command)
   std::string reason;     // machine code: a policy::Reason, or e.g. "bad_request"
   std::string rule;       // the rule that decided, or the parse error

@@ -145,10 +145,9 @@ std::error_code BrokerImpl::listen_proxy(const std::string& addr_port) {
 }
 
 std::error_code BrokerImpl::listen_dns(const std::string& addr_port) {
-  // DNS FILTER HOOK (issue 4): bind UDP+TCP on addr_port and hand them to the filter.
-  (void)addr_port;
-  spdlog::error("broker: DNS listener requested but the DNS filter is not wired in yet");
-  return std::make_error_code(std::errc::function_not_supported);
+  // DNS filter (issue 4): UDP+TCP on addr_port, served by the filter (dns_hookup.cpp).
+  if (auto ec = ensure_dns_filter()) return ec;
+  return dns_filter_->listen(addr_port);
 }
 
 void BrokerImpl::adopt(ListenerSet set) {
@@ -178,19 +177,15 @@ void BrokerImpl::adopt(ListenerSet set) {
 }
 
 std::optional<std::uint16_t> BrokerImpl::bound_proxy_port() const { return proxy_port_; }
-std::optional<std::uint16_t> BrokerImpl::bound_dns_port() const { return std::nullopt; }
-
-std::error_code BrokerImpl::wire_dns_filter() {
-  // DNS FILTER HOOK (issue 4): construct the filter server on dns_udp_fds_/dns_tcp_fds_
-  // (ownership passes to it) and set ctx_->session_name = pool lookup. Not wired yet.
-  return std::make_error_code(std::errc::function_not_supported);
+std::optional<std::uint16_t> BrokerImpl::bound_dns_port() const {
+  return dns_filter_ ? dns_filter_->bound_port() : std::nullopt;
 }
 
 void BrokerImpl::run() {
-  if (!dns_udp_fds_.empty() || !dns_tcp_fds_.empty()) {
+  if (!dns_udp_fds_.empty() || !dns_tcp_fds_.empty() || dns_filter_) {
     if (auto ec = wire_dns_filter()) {
-      spdlog::error("broker: refusing to run: {} DNS socket(s) were handed over but the DNS "
-                    "filter is not wired in ({})",
+      spdlog::error("broker: refusing to run: the DNS filter for {} adopted DNS socket(s) "
+                    "could not start ({})",
                     dns_udp_fds_.size() + dns_tcp_fds_.size(), ec.message());
       return;
     }
@@ -207,6 +202,7 @@ void BrokerImpl::run() {
   if (stop_requested_) asio::post(io_, [this] { begin_drain(); });
   io_.run();
   for (auto& t : threads) t.join();
+  if (dns_filter_) dns_filter_->stop();
   running_ = false;
 }
 
@@ -217,6 +213,7 @@ void BrokerImpl::stop() {
 
 void BrokerImpl::begin_drain() {
   if (ctx_->stopping.exchange(true)) return;
+  if (dns_filter_) dns_filter_->stop();  // DNS has no sessions to drain
   for (auto& l : listeners_) {
     boost::system::error_code ec;
     l->acceptor.close(ec);

@@ -18,6 +18,7 @@
 #include "broker/audit_log.h"
 #include "broker/broker.h"
 #include "broker/context.h"
+#include "dns/dns_filter.h"
 #include "dns/resolver.h"
 
 namespace halo::broker {
@@ -47,9 +48,10 @@ class BrokerImpl final : public Broker {
   };
   void start_accepting(Listener& l);
   void begin_drain();
-  // DNS FILTER HOOK (issue 4): hands dns_udp_fds_/dns_tcp_fds_ (and listen_dns sockets)
-  // to the DNS filter server and sets ctx_->session_name to its pool's lookup. Until that
-  // lands it returns an error and run() refuses to serve with DNS sockets it cannot answer.
+  // DNS filter (issue 4; broker/dns_hookup.cpp). ensure_dns_filter() creates it once
+  // (audit into audit_, counts into ctx_); wire_dns_filter() hands it the adopted DNS fds,
+  // sets ctx_->session_name to its pool's lookup (synthetic mode) and starts it.
+  std::error_code ensure_dns_filter();
   std::error_code wire_dns_filter();
 
   // Declaration order is destruction order reversed: the io_context goes last, so the
@@ -66,6 +68,8 @@ class BrokerImpl final : public Broker {
   std::vector<int> dns_tcp_fds_;
   std::atomic<bool> stop_requested_{false};
   std::atomic<bool> running_{false};
+  // Last, so it is destroyed (its threads joined) before ctx_ and audit_ it reports into.
+  std::unique_ptr<dns::DnsFilter> dns_filter_;
 };
 
 // "127.0.0.1:8080", "[::1]:0", "0.0.0.0:3128" -> endpoint; nullopt when malformed.

@@ -23,6 +23,7 @@ struct BrokerArgs {
   PolicyArgs policy;
   std::string listen;
   std::string dns;
+  std::string dns_mode = "synthetic";
   std::string audit;
   std::string resolver_hosts;
   std::string resolver_server;
@@ -50,6 +51,7 @@ void run_broker(BrokerArgs& a) {
   o.audit_path = a.audit;
   o.resolver_hosts = a.resolver_hosts;
   o.resolver_server = a.resolver_server;
+  o.dns_mode = a.dns_mode == "real" ? broker::DnsMode::real : broker::DnsMode::synthetic;
   o.threads = a.threads == 0 ? 1 : a.threads;
   o.limits = a.limits;
   o.limits.head_read_deadline = broker::Millis(a.head_timeout_ms);
@@ -84,6 +86,10 @@ void run_broker(BrokerArgs& a) {
   std::string host = a.listen.substr(0, a.listen.rfind(':'));
   std::cerr << "halo broker: listening on " << host << ":" << *b->bound_proxy_port()
             << " (HTTP proxy and SOCKS5)" << std::endl;
+  if (auto dns_port = b->bound_dns_port()) {
+    std::cerr << "halo broker: DNS on " << a.dns.substr(0, a.dns.rfind(':')) << ":" << *dns_port
+              << " (UDP and TCP, " << a.dns_mode << " answers)" << std::endl;
+  }
 
   std::thread waiter([&b, set] {
     int sig = 0;
@@ -109,6 +115,10 @@ void add_broker_command(CLI::App& app) {
   args->policy.add_to(cmd);
   cmd->add_option("--listen", args->listen, "ADDR:PORT to listen on (port 0 picks one)")->required();
   cmd->add_option("--dns", args->dns, "ADDR:PORT for the DNS filter (UDP and TCP)");
+  cmd->add_option("--dns-mode", args->dns_mode,
+                  "synthetic: allowed names get session addresses (default); real: their "
+                  "real, vetted addresses")
+      ->check(CLI::IsMember({"synthetic", "real"}));
   cmd->add_option("--audit", args->audit, "Audit log file (JSON lines); '-' for stderr");
   cmd->add_option("--resolver-hosts", args->resolver_hosts, "Hosts file for resolution (default /etc/hosts)");
   cmd->add_option("--resolver-server", args->resolver_server,

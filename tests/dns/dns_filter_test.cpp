@@ -198,8 +198,14 @@ TEST_F(FilterTest, GarbageNeverStopsTheFilter) {
   tcp_send(fd, Bytes{1, 2, 3});  // shorter than a header: connection closed
   EXPECT_TRUE(tcp_read(fd).empty());
   close(fd);
-  const auto ok = test::answer_of(udp(test::query("allowed.test", rrtype::A, 1)));
+  // The junk may still fill the socket's receive buffer on a loaded machine; a real
+  // client retries, so does this one (a bounded number of times).
+  Bytes reply;
+  for (int attempt = 0; attempt < 5 && reply.empty(); ++attempt)
+    reply = udp(test::query("allowed.test", rrtype::A, 1));
+  const auto ok = test::answer_of(reply);
   EXPECT_EQ(ok.answers.size(), 1u);
+  std::lock_guard lock(upstream->mu);
   EXPECT_TRUE(upstream->names.empty());
 }
 

@@ -10,7 +10,7 @@ usage: dns_integration_test.py (--serve PATH/halo_dns_serve | --halo PATH/halo)
 Hermetic: everything binds 127.0.0.1; every process started here is stopped by PID;
 bounded in time (each step has a timeout).
 """
-import argparse, http.client, http.server, json, os, random, socket, struct, subprocess, sys, tempfile
+import argparse, http.client, http.server, json, os, random, re, socket, struct, subprocess, sys, tempfile
 import threading, time
 
 FAILURES = []
@@ -113,23 +113,32 @@ class Quiet(http.server.BaseHTTPRequestHandler):
         pass
 
 
-def start_and_read_ports(cmd, env=None, timeout=15):
-    """Starts the server; returns (proc, {"dns": port, "proxy": port})."""
-    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+def start_and_read_ports(cmd, timeout=15):
+    """Starts the server; returns (proc, {"dns": port, "proxy": port}). halo_dns_serve says
+    "port N" on stdout; `halo broker` says "listening on ADDR:N" and "DNS on ADDR:N" on
+    stderr."""
+    broker = "halo_dns_serve" not in os.path.basename(cmd[0])
+    proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    stream = proc.stderr if broker else proc.stdout
     ports = {}
     deadline = time.time() + timeout
     while time.time() < deadline:
-        line = proc.stdout.readline()
+        line = stream.readline()
         if not line:
             break
-        words = line.split()
-        for i, w in enumerate(words[:-1]):
-            if w in ("port", "dns") and words[i + 1].isdigit():
-                ports["dns"] = int(words[i + 1])
-            if w == "proxy" and words[i + 1].isdigit():
-                ports["proxy"] = int(words[i + 1])
-        if "dns" in ports and ("proxy" in ports or "halo_dns_serve" in cmd[0]):
+        m = re.search(r"^port (\d+)", line)
+        if m:
+            ports["dns"] = int(m.group(1))
+        m = re.search(r"listening on \S+:(\d+)", line)
+        if m:
+            ports["proxy"] = int(m.group(1))
+        m = re.search(r"DNS on \S+:(\d+)", line)
+        if m:
+            ports["dns"] = int(m.group(1))
+        if "dns" in ports and ("proxy" in ports or not broker):
             break
+    # Keep draining the pipe so the server never blocks on a full stderr.
+    threading.Thread(target=lambda: [None for _ in stream], daemon=True).start()
     return proc, ports
 
 
@@ -234,6 +243,13 @@ def main():
         check(two is not None and two[3] & 0xF == 1, "qdcount 2 -> FORMERR")
         check(len(short(port, "allowed.test")) == 1, "still answering after hostile input")
 
+        time.sleep(0.3)
+        with open(dnsmasq_log) as f:
+            before_connect = f.read()
+        check(not any(("query[A] allowed.test" in l or "query[AAAA] www.allowed.test" in l)
+                      for l in before_connect.splitlines()),
+              "synthetic A/AAAA answers never asked upstream")
+
         # CONNECT to a session address reaches the granted loopback upstream (broker only).
         if args.halo and "proxy" in ports:
 
@@ -258,8 +274,6 @@ def main():
         for leaked in ["denied.test", "attacker.example"]:
             check(not any(leaked in l.split("query[")[1] for l in queried),
                   "dnsmasq never saw a query for *%s" % leaked)
-        check(not any("query[A] allowed.test" in l for l in queried) or args.halo,
-              "synthetic A answers never asked upstream")
         if args.halo:
             check(any("query[A] allowed.test" in l for l in queried),
                   "the broker resolved allowed.test upstream when the session address was dialed")
@@ -269,6 +283,14 @@ def main():
         check(len(dns_lines) >= 15, "audit has %d dns lines" % len(dns_lines))
         check(any(l.get("host") == "exfil-abc123.attacker.example" and l.get("verdict") == "deny"
                   for l in dns_lines), "audit names the denied question")
+        check(any(l.get("qtype") == "TXT" and l.get("rcode") == "NXDOMAIN" for l in dns_lines)
+              or not args.halo, "audit lines carry qtype and rcode")
+        if args.halo:
+            connects = [l for l in lines if l.get("transport") == "connect"]
+            check(any(l.get("host") == "allowed.test" and l.get("verdict") == "allow" and
+                      l.get("resolved", "").startswith("127.0.0.1") for l in connects),
+                  "audit: CONNECT to the session address decided as allowed.test, dialed 127.0.0.1: %s"
+                  % [(l.get("host"), l.get("verdict"), l.get("rule"), l.get("resolved")) for l in connects])
     finally:
         for p in reversed(procs):
             if p.poll() is None:

@@ -25,4 +25,15 @@ if(Python3_FOUND)
             --serve $<TARGET_FILE:halo_dns_serve>)
   set_tests_properties(dns_filter_dig_dnsmasq PROPERTIES
     LABELS "integration;loopback" TIMEOUT 120 SKIP_RETURN_CODE 77)
+  if(TARGET halo)
+    # The same through `halo broker --dns`, plus a CONNECT to a session address that must
+    # reach a loopback HTTP server on a granted port at the name's upstream address.
+    add_test(NAME dns_filter_broker_dig_dnsmasq
+      COMMAND ${CMAKE_COMMAND} -E env
+              sh -c "command -v dig >/dev/null && command -v dnsmasq >/dev/null || exit 77; exec \"$0\" \"$@\""
+              ${Python3_EXECUTABLE} ${CMAKE_CURRENT_SOURCE_DIR}/dns_integration_test.py
+              --halo $<TARGET_FILE:halo>)
+    set_tests_properties(dns_filter_broker_dig_dnsmasq PROPERTIES
+      LABELS "integration;loopback" TIMEOUT 120 SKIP_RETURN_CODE 77)
+  endif()
 endif()
