@@ -159,6 +159,9 @@ asio::awaitable<void> DnsFilterImpl::tcp_session(std::shared_ptr<TcpConn> c) {
     Step step = handler_.begin(body, Protocol::tcp, audit);
     std::vector<std::uint8_t> reply;
     if (step.kind == Step::Kind::forward) {
+      // The upstream bounds its own wait (timeout x tries); keep the client that long.
+      c->timer.expires_after(opts_.limits.upstream_timeout * opts_.limits.upstream_tries +
+                             opts_.limits.tcp_io_timeout);
       reply = co_await forward(step, audit);
     } else if (step.kind == Step::Kind::reply) {
       reply = std::move(step.reply);

@@ -1,5 +1,6 @@
 // DnsFilterImpl lifecycle: binding or adopting sockets, threads, stop, and create().
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include <boost/asio/co_spawn.hpp>
 #include <boost/asio/detached.hpp>
@@ -61,7 +62,10 @@ void DnsFilterImpl::adopt(std::vector<int> udp_fds, std::vector<int> tcp_fds) {
     const auto family = socket_family(fd);
     auto u = std::make_unique<udp::socket>(io_);
     u->assign(family == AF_INET6 ? udp::v6() : udp::v4(), fd, ec);
-    if (ec) continue;
+    if (ec) {
+      ::close(fd);  // ownership passed to us either way
+      continue;
+    }
     u->non_blocking(true, ec);
     if (!port_) {
       const auto ep = u->local_endpoint(ec);
@@ -73,7 +77,10 @@ void DnsFilterImpl::adopt(std::vector<int> udp_fds, std::vector<int> tcp_fds) {
     const auto family = socket_family(fd);
     auto t = std::make_unique<tcp::acceptor>(io_);
     t->assign(family == AF_INET6 ? tcp::v6() : tcp::v4(), fd, ec);
-    if (ec) continue;
+    if (ec) {
+      ::close(fd);
+      continue;
+    }
     t->listen(asio::socket_base::max_listen_connections, ec);  // no-op when already listening
     tcp_.push_back(std::move(t));
   }

@@ -163,6 +163,10 @@ def main():
             "--mx-host=allowed.test,mail.allowed.test,10",
             "--host-record=evil.denied.test,192.0.2.66",
             "--cname=chain.allowed.test,evil.denied.test",
+            # Real mode only answers these (documentation and metadata addresses are
+            # judged, never dialed).
+            "--host-record=public.allowed.test,192.0.2.10",
+            "--host-record=meta.allowed.test,169.254.169.254",
         ] + big, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
         procs.append(dnsmasq)
         time.sleep(0.5)
@@ -264,6 +268,22 @@ def main():
             except Exception as e:  # noqa: BLE001 - report and continue
                 check(False, "CONNECT via session address: %s" % e)
             check("/via-session-address" in Quiet.hits, "loopback HTTP server saw the request")
+
+        # --dns-mode real: real addresses, vetted (EgressRules::vet) before they are answered.
+        if args.halo:
+            real_cmd = [args.halo, "broker", "--profile", profile, "--listen", "127.0.0.1:0",
+                        "--dns", "127.0.0.1:0", "--dns-mode", "real",
+                        "--resolver-server", "127.0.0.1:%d" % upstream_port]
+            real, real_ports = start_and_read_ports(real_cmd)
+            procs.append(real)
+            rport = real_ports.get("dns", 0)
+            pub = short(rport, "public.allowed.test", "A")
+            check(pub == ["192.0.2.10"], "real mode: public.allowed.test -> %s" % pub)
+            meta = dig(rport, "meta.allowed.test", "A")
+            check(status_of(meta) == "NXDOMAIN", "real mode: a name resolving to 169.254.169.254 -> NXDOMAIN")
+            lo = dig(rport, "allowed.test", "A")
+            check(status_of(lo) == "NXDOMAIN", "real mode: a name resolving to loopback (no grant for 443) -> NXDOMAIN")
+            check(status_of(dig(rport, "leak.denied.test", "A")) == "NXDOMAIN", "real mode: denied name -> NXDOMAIN")
 
         time.sleep(0.3)
         with open(dnsmasq_log) as f:
