@@ -32,7 +32,8 @@ fi
 pid=$!
 port=
 for _ in $(seq 1 100); do
-  port=$(grep -oE '(dns|port) [0-9]+' "$work/out" 2>/dev/null | head -1 | awk '{print $2}' || true)
+  port=$( { grep -oE '^port [0-9]+' "$work/out"; grep -oE 'DNS on [^ ]+:[0-9]+' "$work/err"; } 2>/dev/null \
+         | head -1 | grep -oE '[0-9]+$' || true)
   [ -n "$port" ] && break
   sleep 0.1
 done

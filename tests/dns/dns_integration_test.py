@@ -285,6 +285,26 @@ def main():
             check(status_of(lo) == "NXDOMAIN", "real mode: a name resolving to loopback (no grant for 443) -> NXDOMAIN")
             check(status_of(dig(rport, "leak.denied.test", "A")) == "NXDOMAIN", "real mode: denied name -> NXDOMAIN")
 
+        # getent (glibc's resolver) inside `halo run`, whose resolv.conf names the session
+        # DNS: the same filter, answered with session addresses. Skipped where the
+        # sandbox cannot start (no user namespaces).
+        if args.halo:
+            run_profile = os.path.join(work, "run.yaml")
+            with open(run_profile, "w") as f:
+                f.write("egress:\n  default: deny\n  allowedDomains: [allowed.test]\n"
+                        "enforcement:\n  require: partial\n")
+            r = subprocess.run([args.halo, "run", "--profile", run_profile, "--quiet", "--",
+                                "sh", "-c", "getent hosts allowed.test; getent hosts leak.denied.test; echo rc=$?"],
+                               capture_output=True, text=True, timeout=60)
+            if "linux-netns" in r.stderr or r.returncode == 0:
+                got = r.stdout.split()
+                check(len(got) >= 2 and got[1] == "allowed.test" and
+                      (got[0].startswith("198.18.") or got[0].startswith("fd68:616c:6f00:5353:")),
+                      "halo run: getent hosts allowed.test -> %s" % got[:2])
+                check("rc=2" in r.stdout, "halo run: getent hosts leak.denied.test finds nothing (rc=2)")
+            else:
+                print("skip halo run getent: %s" % (r.stderr.strip().splitlines() or ["?"])[-1])
+
         time.sleep(0.3)
         with open(dnsmasq_log) as f:
             log = f.read()
