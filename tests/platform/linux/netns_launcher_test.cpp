@@ -188,6 +188,33 @@ TEST_F(NetnsLauncherTest, ListenersAreHandedToTheParent) {
   EXPECT_EQ(got_grant, "hi8080");
 }
 
+TEST_F(NetnsLauncherTest, WithoutTheBrokerThereIsNoNetwork) {
+  // The broker owns the only listeners; when it is gone (here: never started, fds
+  // closed) the proxy port refuses, DNS gets no answer and nothing else exists.
+  plan_.loopback_grants = {8080};
+  const std::string probe = R"PY(
+import socket, sys
+r = []
+for port in (3128, 8080):
+    s = socket.socket(); s.settimeout(2)
+    r.append(s.connect_ex(('127.0.0.1', port)))
+u = socket.socket(socket.AF_INET, socket.SOCK_DGRAM); u.settimeout(1)
+u.sendto(b'\x12\x34\x01\x00\x00\x01\x00\x00\x00\x00\x00\x00\x01a\x00\x00\x01\x00\x01', ('127.0.0.1', 53))
+try:
+    u.recvfrom(512); r.append('dns-answered')
+except OSError:
+    r.append('no-dns')
+s = socket.socket(); s.settimeout(2)
+r.append(s.connect_ex(('198.51.100.1', 443)))
+print(r)
+sys.exit(0 if r[0] != 0 and r[1] != 0 and r[2] == 'no-dns' and r[3] != 0 else 1)
+)PY";
+  std::ofstream(work_ + "/nobroker.py") << probe;
+  auto st = run_sh("/usr/bin/python3 nobroker.py > nobroker.out 2>&1");
+  SKIP_IF_NO_USERNS(st);
+  EXPECT_EQ(st.shell_code(), 0) << slurp(work_ + "/nobroker.out");
+}
+
 TEST_F(NetnsLauncherTest, ResolvConfNamesTheSessionDns) {
   auto st = run_sh("grep -q '^nameserver 127.0.0.1$' /etc/resolv.conf && "
                    "test \"$(grep -c nameserver /etc/resolv.conf)\" = 1");
