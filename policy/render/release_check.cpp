@@ -102,10 +102,11 @@ struct Checker {
     if (const auto* perms = t["permissions"].as_table()) {
       for (const auto& [name, prof] : *perms) {
         const auto* fs = prof.as_table() ? (*prof.as_table())["filesystem"].as_table() : nullptr;
-        if (!fs) continue;
-        for (const auto& [path, access] : *fs) {
-          if (access.value<std::string>() == "write" && !path.str().starts_with(":")) {
-            roots.emplace_back(path.str());
+        if (fs) {
+          for (const auto& [path, access] : *fs) {
+            if (access.value<std::string>() == "write" && !path.str().starts_with(":")) {
+              roots.emplace_back(path.str());
+            }
           }
         }
         // A profile's network on without the managed proxy is plain open network.
