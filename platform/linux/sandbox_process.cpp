@@ -122,6 +122,15 @@ bool SandboxProcess::start(const launch::LaunchPlan& plan, bool isolate, ChildRe
                            std::string& why) {
   block_handled_signals(old_mask_);
   mask_saved_ = true;
+  // On failure the caller may try another backend: leave the mask as it was found.
+  if (start_child(plan, isolate, report, why)) return true;
+  ::sigprocmask(SIG_SETMASK, &old_mask_, nullptr);
+  mask_saved_ = false;
+  return false;
+}
+
+bool SandboxProcess::start_child(const launch::LaunchPlan& plan, bool isolate,
+                                 ChildReport& report, std::string& why) {
   int sv[2];
   if (::socketpair(AF_UNIX, SOCK_SEQPACKET | SOCK_CLOEXEC, 0, sv) != 0) {
     why = std::string("socketpair: ") + std::strerror(errno);

@@ -39,6 +39,8 @@ class SandboxProcess {
   void abandon();
 
  private:
+  bool start_child(const launch::LaunchPlan& plan, bool isolate, ChildReport& report,
+                   std::string& why);
   bool write_maps(std::string& why);
   void parse_report(const std::string& text, std::vector<int>& fds, ChildReport& out);
 

@@ -283,8 +283,11 @@ class HaloRunTest(unittest.TestCase):
         self.assertEqual(status, 128 + signal.SIGINT, out)
 
     def test_enforcement_line_and_environment(self):
-        r = self.halo("echo \"$HALO_ENFORCEMENT $HALO_SESSION $HTTPS_PROXY $ALL_PROXY [$NO_PROXY]\"")
+        r = self.halo("echo \"$HALO_ENFORCEMENT $HALO_SESSION $HTTPS_PROXY $ALL_PROXY [$NO_PROXY]\"; "
+                      "grep -E 'SigBlk|SigIgn' /proc/self/status")
         self.ok(r)
+        self.assertRegex(r.stdout, r"SigBlk:\s+0+\n")
+        self.assertRegex(r.stdout, r"SigIgn:\s+0+\n")
         first = r.stderr.splitlines()[0]
         self.assertRegex(first, r"^halo: network full \(linux-netns\), filesystem full "
                                 r"\(landlock abi \d+\), loopback grants %d$" % self.gport)
@@ -320,8 +323,10 @@ class HaloRunTest(unittest.TestCase):
 
     def test_no_user_namespaces_falls_back_to_env(self):
         r = self.without_userns(self.partial, "echo \"$HALO_ENFORCEMENT_NETWORK\"; "
+                                "grep SigBlk /proc/self/status; "
                                 "curl -sS --max-time 10 http://allowed.test:%d/" % self.gport)
         self.ok(r)
+        self.assertRegex(r.stdout, r"SigBlk:\s+0+\n")  # the failed first attempt left no mask
         self.assertIn("network partial (env; linux-netns unavailable", r.stderr)
         self.assertIn("hello from upstream", r.stdout)
 
