@@ -117,6 +117,11 @@ asio::awaitable<bool> ClientSession::serve_forward(const proto::RequestHead& req
   } else if (req.minor == 1) {
     co_return co_await bad("HTTP/1.1 request without Host");
   }
+  if (req.body.kind == proto::BodyKind::chunked) {
+    // Bad chunking already in hand is refused before anything is dialed or sent.
+    proto::ChunkedScanner probe(lim.max_head_bytes);
+    if (const char* err = probe.feed(in_).error) co_return co_await bad(err);
+  }
   std::string host = target->authority.bracketed ? "[" + target->authority.host + "]"
                                                  : target->authority.host;
   DialOutcome o = co_await dial_upstream(ctx_, host, target->authority.port, "http", upstream_, rec);

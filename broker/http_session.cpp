@@ -35,6 +35,13 @@ asio::awaitable<void> ClientSession::serve_http() {
     auto head_due = Clock::now() + lim.head_read_deadline;
     std::optional<std::size_t> end;
     while (!(end = proto::find_head_end(in_))) {
+      if (proto::has_bare_line_end(in_)) {
+        mark_invalid(rec, 400, "bad_request", "bare CR or LF in the head");
+        co_await answer_and_close(proto::broker_answer(
+            400, "Bad Request", "", "halo: bad request: bare CR or LF in the head\n"));
+        finish(rec);
+        co_return;
+      }
       if (in_.size() >= lim.max_head_bytes) {
         mark_invalid(rec, 431, "head_too_large", "request head larger than the limit");
         co_await answer_and_close(proto::broker_answer(

@@ -164,6 +164,14 @@ std::optional<std::size_t> find_head_end(std::string_view data) {
   return pos + 4;
 }
 
+bool has_bare_line_end(std::string_view data) {
+  for (std::size_t i = 0; i < data.size(); ++i) {
+    if (data[i] == '\n' && (i == 0 || data[i - 1] != '\r')) return true;
+    if (data[i] == '\r' && i + 1 < data.size() && data[i + 1] != '\n') return true;
+  }
+  return false;
+}
+
 Parsed<RequestHead> parse_request_head(std::string_view head, std::size_t max_fields) {
   Parsed<RequestHead> out;
   std::vector<std::string_view> lines;

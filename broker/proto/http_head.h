@@ -66,6 +66,9 @@ struct Parsed {
 // Index one past the blank line ending the head in `data`, or nullopt when it is not
 // there yet. Only CRLF CRLF ends a head.
 std::optional<std::size_t> find_head_end(std::string_view data);
+// True when `data` (a head still arriving) already holds a line end other than CRLF, so
+// the caller can answer 400 without waiting for a blank line that will never come.
+bool has_bare_line_end(std::string_view data);
 
 Parsed<RequestHead> parse_request_head(std::string_view head, std::size_t max_fields);
 // `request_method` decides whether a body can follow (HEAD, CONNECT); framing per
