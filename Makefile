@@ -44,11 +44,11 @@ fuzz: deps
 	else echo "halo: clang++ not found, fuzzers skipped"; fi
 
 unit: build
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	cd $(BUILD) && ctest --output-on-failure --timeout 300 -j $(JOBS)
 
 # Fuzzers first (bounded), then every CTest test; CTest's summary is the last line.
 test: build fuzz
-	cd $(BUILD) && ctest --output-on-failure -j $(JOBS)
+	cd $(BUILD) && ctest --output-on-failure --timeout 300 -j $(JOBS)
 
 # Not part of `make test`: installs Claude Code, Codex, Gemini CLI, Copilot CLI and OpenCode
 # from the npm registry npm is configured with into a scratch folder, and checks the files
