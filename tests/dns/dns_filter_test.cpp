@@ -10,7 +10,9 @@
 
 #include <gtest/gtest.h>
 
+#include <chrono>
 #include <mutex>
+#include <thread>
 
 #include "dns_test_util.h"
 
@@ -62,6 +64,25 @@ class FilterTest : public ::testing::Test {
     addr.sin_family = AF_INET;
     addr.sin_port = htons(*filter->bound_port());
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  }
+
+  // The filter audits after it answers, on its own thread: stop it before the members
+  // its audit callback writes into go away.
+  void TearDown() override {
+    if (filter) filter->stop();
+  }
+
+  // Waits (bounded) until `n` audit events arrived; returns how many there are.
+  std::size_t wait_events(std::size_t n) {
+    for (int i = 0; i < 200; ++i) {
+      {
+        std::lock_guard lock(mu);
+        if (events.size() >= n) return events.size();
+      }
+      std::this_thread::sleep_for(std::chrono::milliseconds(10));
+    }
+    std::lock_guard lock(mu);
+    return events.size();
   }
 
   static void set_timeout(int fd) {
@@ -129,9 +150,12 @@ TEST_F(FilterTest, UdpAllowedSyntheticDeniedNxdomainNeverUpstream) {
   EXPECT_EQ(no.header.rcode(), 3);
   const auto txt = test::answer_of(udp(test::query("allowed.test", rrtype::TXT, 3)));
   EXPECT_EQ(txt.answers.size(), 1u);
-  EXPECT_EQ(upstream->names, std::vector<std::string>{"allowed.test"});
+  {
+    std::lock_guard lock(upstream->mu);
+    EXPECT_EQ(upstream->names, std::vector<std::string>{"allowed.test"});
+  }
+  ASSERT_EQ(wait_events(3), 3u);
   std::lock_guard lock(mu);
-  ASSERT_EQ(events.size(), 3u);
   EXPECT_EQ(events[1].name, "secret-data.attacker.example");
   EXPECT_EQ(events[1].verdict, policy::Verdict::deny);
   EXPECT_EQ(events[1].rule, "default: deny");
