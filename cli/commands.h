@@ -14,6 +14,7 @@ void add_validate_command(CLI::App& app);
 void add_egress_command(CLI::App& app);
 void add_run_command(CLI::App& app);
 void add_render_command(CLI::App& app);
+void add_doctor_command(CLI::App& app);
 void add_broker_command(CLI::App& app);
 
 }  // namespace halo::cli

@@ -17,6 +17,7 @@ int main(int argc, char** argv) {
   halo::cli::add_run_command(app);
 #endif
   halo::cli::add_render_command(app);
+  halo::cli::add_doctor_command(app);
   halo::cli::add_broker_command(app);
 
   auto* help = app.add_subcommand("help", "Show help for halo or one of its commands");
