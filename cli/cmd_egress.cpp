@@ -1,4 +1,5 @@
-// halo egress test URL|HOST[:PORT]: the decision, the rule that made it; exit 0 allow,
+// halo egress test URL|HOST[:PORT]: the decision, the rule that made it, and per harness
+// the mechanism that enforces it on --os with the warnings that qualify it; exit 0 allow,
 // 1 deny, 2 bad input or invalid policy.
 #include <iostream>
 #include <memory>
@@ -9,6 +10,7 @@
 #include "cli/policy_args.h"
 #include "policy/egress_rules.h"
 #include "policy/host.h"
+#include "policy/render/harness_enforcement.h"
 #include "policy/target.h"
 
 namespace halo::cli {
@@ -18,6 +20,8 @@ struct EgressTestArgs {
   PolicyArgs policy;
   std::string target;
   bool json = false;
+  std::string os = "linux";
+  std::vector<std::string> harnesses;
 };
 
 void run_egress_test(const EgressTestArgs& a) {
@@ -39,6 +43,23 @@ void run_egress_test(const EgressTestArgs& a) {
                         : std::string("(malformed)");
   if (t.target->port) shown += ":" + std::to_string(*t.target->port);
 
+  auto os = render::parse_os(a.os);
+  if (!os) {
+    std::cerr << "halo: --os must be linux, macos or windows, not '" << a.os << "'\n";
+    throw Exit{2};
+  }
+  std::vector<render::Harness> which;
+  for (const auto& name : a.harnesses) {
+    auto h = render::parse_harness(name);
+    if (!h) {
+      std::cerr << "halo: unknown harness '" << name << "'\n";
+      throw Exit{2};
+    }
+    which.push_back(*h);
+  }
+  std::vector<render::HarnessEnforcement> per;
+  if (!bad_input) per = render::harness_enforcement(*pol, d, *os, which);
+
   if (a.json) {
     nlohmann::json j;
     j["target"] = shown;
@@ -48,11 +69,28 @@ void run_egress_test(const EgressTestArgs& a) {
     j["reason"] = policy::to_string(d.reason);
     j["rule"] = d.rule();
     j["source"] = d.source();
+    j["os"] = render::to_string(*os);
+    j["harnesses"] = nlohmann::json::array();
+    for (const auto& e : per) {
+      j["harnesses"].push_back({{"harness", render::to_string(e.harness)},
+                                {"field", render::to_string(e.field)},
+                                {"held_by", render::to_string(e.held_by)},
+                                {"level", policy::to_string(e.level)},
+                                {"mechanism", e.mechanism},
+                                {"warnings", e.warnings}});
+    }
     std::cout << j.dump(2) << "\n";
   } else if (bad_input) {
     std::cerr << "halo: bad target: " << d.rule() << "\n";
   } else {
     std::cout << policy::to_string(d.verdict) << "  " << shown << "  " << d.rule() << "\n";
+    for (const auto& e : per) {
+      std::string name = render::to_string(e.harness);
+      name.resize(12, ' ');
+      std::cout << "  " << name << render::to_string(e.held_by) << " " << policy::to_string(e.level)
+                << "  " << e.mechanism << "\n";
+      for (const auto& w : e.warnings) std::cout << "                ! " << w << "\n";
+    }
   }
   if (bad_input) throw Exit{2};
   if (!d.allowed()) throw Exit{1};
@@ -69,6 +107,8 @@ void add_egress_command(CLI::App& app) {
   test->add_option("target", args->target, "URL or HOST[:PORT]")->required();
   args->policy.add_to(test);
   test->add_flag("--json", args->json, "Print the decision as JSON");
+  test->add_option("--os", args->os, "Platform for the per-harness lines: linux (default), macos, windows");
+  test->add_option("--harness", args->harnesses, "Only these harnesses (repeatable; default all six)");
   test->callback([args] { run_egress_test(*args); });
 }
 
