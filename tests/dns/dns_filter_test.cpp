@@ -45,12 +45,35 @@ class FakeUpstream : public Upstream {
   std::vector<std::string> names;
 };
 
+// Holds every query unanswered until release() (an upstream that hangs).
+class HangingUpstream : public Upstream {
+ public:
+  void send(std::vector<std::uint8_t>, Callback done) override {
+    std::lock_guard lock(mu);
+    held.push_back(std::move(done));
+  }
+  void release() {
+    std::vector<Callback> out;
+    {
+      std::lock_guard lock(mu);
+      out.swap(held);
+    }
+    for (auto& cb : out) cb(std::make_error_code(std::errc::timed_out), {});
+  }
+  std::size_t count() {
+    std::lock_guard lock(mu);
+    return held.size();
+  }
+  std::mutex mu;
+  std::vector<Callback> held;
+};
+
 class FilterTest : public ::testing::Test {
  protected:
-  void start(FilterLimits limits = {}) {
+  void start(FilterLimits limits = {}, std::shared_ptr<Upstream> up = nullptr) {
     DnsFilterOptions o;
     o.policy = test::policy_from(test::kTestPolicy);
-    o.upstream = upstream;
+    o.upstream = up ? up : upstream;
     o.limits = limits;
     o.audit = [this](const DnsAuditEvent& e) {
       std::lock_guard lock(mu);
@@ -252,6 +275,44 @@ TEST_F(FilterTest, RateLimitDropsOverTheBucket) {
   EXPECT_GE(answered, 2);
   EXPECT_LE(answered, 3);
   EXPECT_GE(filter->stats().rate_limited, 2u);
+}
+
+TEST_F(FilterTest, UpstreamInFlightCapAnswersServfailAndKeepsServing) {
+  FilterLimits limits;
+  limits.max_upstream_in_flight = 2;
+  auto hanging = std::make_shared<HangingUpstream>();
+  start(limits, hanging);
+  udp(test::query("allowed.test", rrtype::TXT, 1), false);
+  udp(test::query("allowed.test", rrtype::TXT, 2), false);
+  for (int i = 0; i < 100 && hanging->count() < 2; ++i)
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  ASSERT_EQ(hanging->count(), 2u);
+  const auto busy = test::answer_of(udp(test::query("allowed.test", rrtype::MX, 3)));
+  EXPECT_EQ(busy.header.rcode(), static_cast<std::uint8_t>(Rcode::servfail));
+  const auto a = test::answer_of(udp(test::query("allowed.test", rrtype::A, 4)));
+  EXPECT_EQ(a.answers.size(), 1u);  // synthesized answers never wait on the upstream
+  EXPECT_EQ(filter->stats().upstream_busy, 1u);
+  hanging->release();  // the two held forwards end with SERVFAIL
+  wait_events(4);
+}
+
+TEST_F(FilterTest, TcpConnectionCapAndIdleDeadline) {
+  FilterLimits limits;
+  limits.max_tcp_connections = 1;
+  limits.tcp_idle_timeout = std::chrono::milliseconds(300);
+  start(limits);
+  const int first = tcp_connect();
+  tcp_send(first, test::query("allowed.test", rrtype::A, 1));
+  EXPECT_FALSE(tcp_read(first).empty());
+  const int second = tcp_connect();  // over the cap: accepted and closed
+  std::uint8_t b;
+  EXPECT_LE(read(second, &b, 1), 0);
+  close(second);
+  const auto t0 = std::chrono::steady_clock::now();
+  EXPECT_EQ(read(first, &b, 1), 0);  // idle: the filter closes it
+  EXPECT_LT(std::chrono::steady_clock::now() - t0, std::chrono::seconds(2));
+  close(first);
+  EXPECT_EQ(filter->stats().tcp_refused, 1u);
 }
 
 TEST(ParseAddrPort, Forms) {

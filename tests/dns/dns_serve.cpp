@@ -14,6 +14,12 @@
 #include "policy/loader.h"
 
 int main(int argc, char** argv) {
+  // Taken with sigwait below; blocked first, so every thread inherits the mask.
+  sigset_t set;
+  sigemptyset(&set);
+  sigaddset(&set, SIGINT);
+  sigaddset(&set, SIGTERM);
+  pthread_sigmask(SIG_BLOCK, &set, nullptr);
   std::string profile, listen = "127.0.0.1:0", upstream, mode = "synthetic", audit_path;
   unsigned max_qps = 0;
   for (int i = 1; i + 1 < argc; i += 2) {
@@ -52,11 +58,6 @@ int main(int argc, char** argv) {
       audit_file.flush();
     };
   }
-  sigset_t set;
-  sigemptyset(&set);
-  sigaddset(&set, SIGINT);
-  sigaddset(&set, SIGTERM);
-  pthread_sigmask(SIG_BLOCK, &set, nullptr);  // before the filter's threads start
   std::error_code ec;
   auto filter = halo::dns::DnsFilter::create(std::move(o), ec);
   if (!filter) { std::cerr << "create: " << ec.message() << "\n"; return 2; }
