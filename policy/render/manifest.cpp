@@ -49,7 +49,8 @@ Json harness_json(const policy::Policy& p, const AdapterResult& a) {
 std::string manifest_json(const policy::Policy& p, const RenderResult& r) {
   Json m = Json::object();
   m["halo_manifest"] = 1;
-  m["policy"] = p.files;
+  m["profile"] = p.name;
+  m["policy_files"] = p.files;
   m["os"] = to_string(r.request.os);
   m["via_broker"] = r.request.via_broker;
   if (r.request.via_broker) m["broker_port"] = r.request.broker_port;
