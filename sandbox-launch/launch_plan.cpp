@@ -86,25 +86,37 @@ void expand_absolute(const std::string& pattern, std::set<std::string>& out) {
   }
 }
 
-// Matches a bare name pattern (".env*", "*.pem") against every entry under `root`,
-// bounded by kGlobWalkMaxEntries / kGlobWalkMaxDepth; symlinks are not followed.
-void expand_relative(const std::string& pattern, const std::string& root,
-                     std::set<std::string>& out, std::vector<std::string>& notes) {
+// Matches bare name patterns (".env*", "*.pem") against every entry under `root` in one
+// walk, bounded by kGlobWalkMaxEntries / kGlobWalkMaxDepth; symlinks are not followed, a
+// matching directory is masked whole (not descended), .git is not descended.
+// found[i] gets pattern i's hits.
+void expand_relative(const std::vector<std::string>& patterns, const std::string& root,
+                     std::vector<std::set<std::string>>& found, std::vector<std::string>& notes) {
+  found.assign(patterns.size(), {});
+  if (patterns.empty()) return;
   std::error_code ec;
   fs::recursive_directory_iterator it(root, fs::directory_options::skip_permission_denied, ec);
   std::size_t seen = 0;
   for (fs::recursive_directory_iterator end; !ec && it != end; it.increment(ec)) {
     if (++seen > kGlobWalkMaxEntries) {
-      notes.push_back("protectedPaths " + pattern + ": stopped matching after " +
+      notes.push_back("protectedPaths patterns matched only the first " +
                       std::to_string(kGlobWalkMaxEntries) + " entries under " + root);
       return;
     }
-    if (glob_match(pattern, it->path().filename().string())) {
-      out.insert(lexical(it->path().string()));
-      std::error_code dec;
-      if (it->is_directory(dec)) it.disable_recursion_pending();
+    const std::string name = it->path().filename().string();
+    bool matched = false;
+    for (std::size_t i = 0; i < patterns.size(); ++i) {
+      if (glob_match(patterns[i], name)) {
+        found[i].insert(lexical(it->path().string()));
+        matched = true;
+      }
     }
-    if (it.depth() >= kGlobWalkMaxDepth) it.disable_recursion_pending();
+    // Git's own store names its files itself (objects by hash): nothing there can match a
+    // user's name pattern, and it is often most of a repository's entries.
+    std::error_code dec;
+    if ((matched && it->is_directory(dec)) || it.depth() >= kGlobWalkMaxDepth ||
+        (name == ".git" && it->is_directory(dec)))
+      it.disable_recursion_pending();
   }
 }
 
@@ -150,24 +162,34 @@ LaunchPlan make_plan(const policy::Policy& policy, PlanInputs in) {
       fsp.writable.push_back(lexical(expand_home(r.path, plan.home)));
   }
 
+  // Bare names (".env*") are matched in one walk of the workspace; the rest directly.
+  std::vector<std::string> bare;
+  std::vector<const policy::PathEntry*> bare_entries;
   std::set<std::string> masked;
   for (const auto& entry : policy.sandbox.protected_paths) {
     const std::string p = expand_home(entry.path, plan.home);
+    if (!p.empty() && p[0] != '/' && p.find('/') == std::string::npos) {
+      bare.push_back(p);
+      bare_entries.push_back(&entry);
+      continue;
+    }
     std::set<std::string> found;
-    if (!p.empty() && p[0] == '/') {
-      if (has_glob(p)) {
-        expand_absolute(p, found);
-      } else {
-        std::error_code ec;
-        if (fs::exists(fs::symlink_status(p, ec))) found.insert(lexical(p));
-      }
-    } else if (p.find('/') == std::string::npos) {
-      expand_relative(p, plan.cwd, found, fsp.notes);
-    } else {
+    if (p.empty() || p[0] != '/') {
       expand_absolute(plan.cwd + "/" + p, found);
+    } else if (has_glob(p)) {
+      expand_absolute(p, found);
+    } else {
+      std::error_code ec;
+      if (fs::exists(fs::symlink_status(p, ec))) found.insert(lexical(p));
     }
     if (found.empty()) fsp.protected_missing.push_back(entry.path);
     masked.insert(found.begin(), found.end());
+  }
+  std::vector<std::set<std::string>> bare_found;
+  expand_relative(bare, plan.cwd, bare_found, fsp.notes);
+  for (std::size_t i = 0; i < bare.size(); ++i) {
+    if (bare_found[i].empty()) fsp.protected_missing.push_back(bare_entries[i]->path);
+    masked.insert(bare_found[i].begin(), bare_found[i].end());
   }
   fsp.protected_paths.assign(masked.begin(), masked.end());
   return plan;

@@ -58,6 +58,8 @@ class MakePlanTest : public ::testing::Test {
     std::ofstream(ws_ + "/sub/.env.local") << "x";
     std::ofstream(ws_ + "/sub/deeper/cert.pem") << "x";
     std::ofstream(ws_ + "/notes.txt") << "x";
+    fs::create_directories(ws_ + "/.git/objects/ab");
+    std::ofstream(ws_ + "/.git/objects/ab/.env-not-a-secret") << "x";
   }
   void TearDown() override { fs::remove_all(root_); }
 
