@@ -233,6 +233,14 @@ Decision EgressRules::decide_name(std::string_view name, std::optional<std::uint
   return d;
 }
 
+const AddressGrant* EgressRules::address_grant_for(const IpAddress& address,
+                                                   const IpAddress& embedded) const {
+  for (const auto& g : addresses_) {
+    if (g.range.contains(address) || g.range.contains(embedded)) return &g;
+  }
+  return nullptr;
+}
+
 Decision EgressRules::check_address(const IpAddress& address, std::uint16_t port) const {
   Decision d;
   d.port = port;
@@ -252,13 +260,11 @@ Decision EgressRules::check_address(const IpAddress& address, std::uint16_t port
     return d;
   }
   if (needs_address_grant(cls)) {
-    for (const auto& g : addresses_) {
-      if (g.range.contains(d.address.judged) || g.range.contains(address)) {
-        d.verdict = Verdict::allow;
-        d.reason = Reason::address_granted;
-        d.address_grant = &g;
-        return d;
-      }
+    if (const AddressGrant* g = address_grant_for(address, d.address.judged)) {
+      d.verdict = Verdict::allow;
+      d.reason = Reason::address_granted;
+      d.address_grant = g;
+      return d;
     }
     d.verdict = Verdict::deny;
     d.reason = Reason::address_private;
@@ -276,11 +282,10 @@ Decision EgressRules::decide_ip(const IpAddress& ip, std::optional<std::uint16_t
   d.port = port.value_or(0);
   if (!d.allowed() || d.address_grant != nullptr) return d;
   // A public literal: an allowedAddresses entry names it on purpose, else the default.
-  for (const auto& g : addresses_) {
-    if (g.range.contains(ip) || g.range.contains(j.judged)) {
-      d.address_grant = &g;
-      return d;
-    }
+  if (const AddressGrant* g = address_grant_for(ip, j.judged)) {
+    d.reason = Reason::address_granted;
+    d.address_grant = g;
+    return d;
   }
   d.reason = Reason::default_action;
   d.default_action = default_;

@@ -382,5 +382,17 @@ TEST(DecideDefaults, NoEgressPolicyAllowsPublicOnly) {
   EXPECT_TRUE(rules.decide("198.51.100.7", std::uint16_t{80}).allowed());
 }
 
+TEST(DecideDefaults, PublicRangeInAllowedAddressesOpensLiteralsOnly) {
+  auto r = load_profile_text(
+      "t.yaml", "egress:\n  default: deny\n  allowedAddresses: [198.51.100.0/24]\n", {});
+  ASSERT_TRUE(r.policy);
+  const auto& rules = r.policy->egress_rules();
+  Decision d = rules.decide("198.51.100.7", std::uint16_t{443});
+  EXPECT_TRUE(d.allowed());
+  EXPECT_EQ(d.rule(), "allowedAddresses: 198.51.100.0/24 (t.yaml:3)");
+  EXPECT_EQ(rules.decide("198.51.101.7", std::uint16_t{443}).rule(), "default: deny");
+  EXPECT_EQ(rules.decide("example.com", std::uint16_t{443}).rule(), "default: deny");
+}
+
 }  // namespace
 }  // namespace halo::policy
