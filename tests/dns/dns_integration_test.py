@@ -98,6 +98,53 @@ def resolve_a(port, name):
     return rcode, out
 
 
+def recv_all(sock, limit=65536):
+    data = b""
+    while len(data) < limit:
+        chunk = sock.recv(4096)
+        if not chunk:
+            break
+        data += chunk
+    return data
+
+
+def via_connect(proxy_port, target, port, path):
+    """HTTP CONNECT to target:port (IPv6 in brackets), then GET path; returns the reply."""
+    s = socket.create_connection(("127.0.0.1", proxy_port), timeout=10)
+    try:
+        authority = ("[%s]" % target if ":" in target else target) + ":%d" % port
+        s.sendall(("CONNECT %s HTTP/1.1\r\nHost: %s\r\n\r\n" % (authority, authority)).encode())
+        head = b""
+        while b"\r\n\r\n" not in head:
+            chunk = s.recv(1)
+            if not chunk:
+                return head
+            head += chunk
+        if b" 200" not in head.split(b"\r\n")[0]:
+            return head
+        s.sendall(("GET %s HTTP/1.0\r\nHost: x\r\n\r\n" % path).encode())
+        return recv_all(s)
+    finally:
+        s.close()
+
+
+def via_socks5(proxy_port, ipv4, port, path):
+    """SOCKS5 CONNECT by IPv4 address (ATYP 1), then GET path; returns the reply."""
+    s = socket.create_connection(("127.0.0.1", proxy_port), timeout=10)
+    try:
+        s.sendall(b"\x05\x01\x00")
+        if s.recv(2) != b"\x05\x00":
+            return b"no method"
+        s.sendall(b"\x05\x01\x00\x01" + socket.inet_aton(ipv4) + struct.pack(">H", port))
+        reply = s.recv(10)
+        if len(reply) < 2 or reply[1] != 0:
+            return b"socks reply %r" % reply[:2]
+        s.sendall(("GET %s HTTP/1.0\r\nHost: x\r\n\r\n" % path).encode())
+        return recv_all(s)
+    finally:
+        s.close()
+
+
 class Quiet(http.server.BaseHTTPRequestHandler):
     hits = []
 
@@ -268,6 +315,15 @@ def main():
             except Exception as e:  # noqa: BLE001 - report and continue
                 check(False, "CONNECT via session address: %s" % e)
             check("/via-session-address" in Quiet.hits, "loopback HTTP server saw the request")
+            v6 = via_connect(ports["proxy"], aaaa[0], http_port, "/via-v6-session-address")
+            check(b"granted upstream" in v6 and "/via-v6-session-address" in Quiet.hits,
+                  "CONNECT [%s]:%d (www.allowed.test) reaches the server" % (aaaa[0], http_port))
+            sk = via_socks5(ports["proxy"], a1[0], http_port, "/via-socks5")
+            check(b"granted upstream" in sk and "/via-socks5" in Quiet.hits,
+                  "SOCKS5 CONNECT %s:%d reaches the server" % (a1[0], http_port))
+            unknown = via_connect(ports["proxy"], "198.18.0.200", http_port, "/never")
+            check(b"403" in unknown.split(b"\r\n")[0] and "/never" not in Quiet.hits,
+                  "CONNECT to a session address never handed out -> %s" % unknown.split(b"\r\n")[0])
 
         # --dns-mode real: real addresses, vetted (EgressRules::vet) before they are answered.
         if args.halo:
