@@ -77,6 +77,11 @@ check_claude() {  # FILE NAME [expect_bad]
         env HOME="$home" timeout $TIMEOUT "$BIN/claude" -p x </dev/null 2>&1)
   local bad
   bad=$(printf '%s\n' "$out" | grep -E "invalid entries|Failed schema|Unable to read managed|Invalid permission rule|was skipped|This field was ignored")
+  # Positive evidence that Claude got past loading settings: the login check, or (with
+  # failIfUnavailable and no bubblewrap here) the refusal the rendered file asked for.
+  if [ -z "$bad" ] && ! printf '%s' "$out" | grep -qE "Not logged in|refusing to start without a working sandbox"; then
+    bad="claude did not reach its login check: $(printf '%s' "$out" | head -3)"
+  fi
   verdict "$2" "${3:-}" "$bad" "$out"
 }
 
@@ -102,6 +107,9 @@ check_gemini() {
         env HOME="$home" GEMINI_SANDBOX=false timeout $TIMEOUT "$BIN/gemini" mcp list 2>&1)
   local bad
   bad=$(printf '%s\n' "$out" | grep -E -A3 "Invalid configuration|Error in|Security Warning|Skipping system settings")
+  if [ -z "$bad" ] && ! printf '%s' "$out" | grep -q "No MCP servers configured"; then
+    bad="gemini did not finish: $(printf '%s' "$out" | head -3)"
+  fi
   verdict "$2" "${3:-}" "$bad" "$out"
 }
 
@@ -190,15 +198,19 @@ echo "uat-clis: cursor: no installable CLI (no npm or Debian package); its file 
 # Negative controls: each check must catch a known-bad file.
 CTL=$SCRATCH/controls
 mkdir -p "$CTL"
-echo '{"sandbox":{"enabled":true,"allowUnixSockets":true},"permissions":{"deny":["Bogus(x"]}}' >"$CTL/claude.json"
+echo '{"sandbox":{"enabled":true,"network":{"allowUnixSockets":true}}, "permissions":{"deny":["Read(~/.ssh)"]}}' >"$CTL/claude.json"
+echo '{"permissions":{"deny":["Bogus(x"]}}' >"$CTL/claude-rule.json"
 printf '[experimental_network]\nenabled = true\n[experimental_network.domains]\n"x.example" = "block"\n' >"$CTL/codex.toml"
 echo '{"tools":{"sandbox":{"enabled":"yes","command":"sandbox-exec"}}}' >"$CTL/gemini.json"
-echo '{"sandbox":{"enabled":"yes","userPolicy":{"network":{"allowedHosts":["**.x.example"]}}}}' >"$CTL/copilot.json"
+echo '{"sandbox":{"enabled":"yes"}}' >"$CTL/copilot.json"
+echo '{"sandbox":{"enabled":true,"userPolicy":{"network":{"allowedHosts":["**.x.example","ok.example"]}}}}' >"$CTL/copilot-drop.json"
 echo '{"permission":{"webfetch":{"*.x.example":"allow"}}}' >"$CTL/opencode.json"
-check_claude "$CTL/claude.json" "claude-code  control" bad
+check_claude "$CTL/claude.json" "claude-code  control (bad sandbox field)" bad
+check_claude "$CTL/claude-rule.json" "claude-code  control (bad permission rule)" bad
 check_codex "$CTL/codex.toml" "codex        control" bad
 check_gemini "$CTL/gemini.json" "gemini-cli   control" bad
-check_copilot "$CTL/copilot.json" "copilot-cli  control" bad
+check_copilot "$CTL/copilot.json" "copilot-cli  control (wrong type)" bad
+check_copilot "$CTL/copilot-drop.json" "copilot-cli  control (silently dropped host)" bad
 check_opencode "$CTL/opencode.json" "opencode     control" bad
 
 rm -rf "$SCRATCH/work"

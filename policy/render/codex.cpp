@@ -17,6 +17,10 @@ namespace {
 // Linux expands glob deny rules by scanning; this caps the depth (Codex warns without it).
 constexpr int kGlobScanMaxDepth = 6;
 
+// Codex's docs call allowed_sandbox_modes "a compatibility constraint for clients before
+// 0.138.0": older clients know no managed permission profiles (and ignore the tables).
+constexpr Version kPermissionProfiles{0, 138, 0};
+
 std::string glob_key(const std::string& p) {
   return p.find('/') == std::string::npos ? "**/" + p : p;
 }
@@ -73,6 +77,15 @@ AdapterResult render_codex(const policy::Policy& p, const Target& t) {
            "[permissions.halo.filesystem] \"ROOT\" = \"write\"");
     b.warn(Field::writable_roots, "Codex's Linux sandbox fails at session start when a "
                                   "writable root does not exist: create them first");
+  }
+  if (t.pin && *t.pin < kPermissionProfiles && mode == policy::SandboxMode::workspace_write) {
+    const std::string old = "pinned Codex " + t.pin->to_string() +
+                            " predates managed permission profiles (0.138.0, per Codex's "
+                            "compatibility note): ";
+    b.hold_partial(Field::sandbox_mode, "allowed_sandbox_modes",
+                   old + "only allowed_sandbox_modes holds the mode");
+    b.hold_partial(Field::writable_roots, "not held",
+                   old + "the extra writable roots are not granted (stricter than the policy)");
   }
 
   // sandbox.protectedPaths: the deny_read floor applies to every profile.

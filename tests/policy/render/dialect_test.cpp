@@ -249,6 +249,14 @@ const std::vector<Row>& rows() {
          EXPECT_EQ(a.report(Field::allowed_domains)->held_by, Holder::broker);
        },
        Version{1, 0, 92}},
+      {"codex_pin_before_permission_profiles_is_partial", Harness::codex, Os::linux_os,
+       "sandbox: {writableRoots: [/opt/build-cache]}\n",
+       [](const auto&, const AdapterResult& a) {
+         EXPECT_EQ(level(a, Field::sandbox_mode), EnforcementLevel::partial);
+         EXPECT_TRUE(has_warning(a, Field::writable_roots, "0.137.0"));
+         EXPECT_EQ(toml_of(a)["allowed_sandbox_modes"][0].value<std::string>(), "read-only");
+       },
+       Version{0, 137, 0}},
       {"copilot_pin_1_0_93_renders_sandbox", Harness::copilot_cli, Os::linux_os,
        "egress: {allowedDomains: [a.example]}\n",
        [](const auto&, const AdapterResult& a) {
