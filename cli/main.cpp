@@ -1,11 +1,16 @@
 // halo: the command line. Argument parsing and subcommand wiring only; the work lives in
 // the libraries.
+#include <csignal>
 #include <iostream>
 
 #include "cli/commands.h"
 #include "cli/version.h"
 
 int main(int argc, char** argv) {
+  // A peer that resets a relayed connection (or a closed audit pipe) must cost one
+  // connection, never the process: writes report EPIPE instead of raising SIGPIPE.
+  // halo run's child restores the default disposition before exec.
+  std::signal(SIGPIPE, SIG_IGN);
   CLI::App app{"halo: one egress and sandbox policy for AI coding agents' shells", "halo"};
   app.set_version_flag("--version", std::string("halo ") + halo::cli::kVersion);
   app.require_subcommand(1);

@@ -52,6 +52,10 @@ std::string Decision::rule() const {
       return grant ? with_source("loopback grant: " + std::to_string(grant->port), grant->loc)
                    : "loopback grant";
     case Reason::loopback_no_grant:
+      if (has_address && address.cls != AddressClass::loopback) {
+        return "address " + address.judged.to_string() + " is this host's own: port " +
+               std::to_string(port) + " is not granted";
+      }
       return "loopback: port " + std::to_string(port) + " is not granted";
     case Reason::address_denied:
     case Reason::address_private:

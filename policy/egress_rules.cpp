@@ -74,7 +74,8 @@ std::uint64_t spread(std::uint64_t h) {
 
 }  // namespace
 
-EgressRules::EgressRules(const EgressPolicy& egress) {
+EgressRules::EgressRules(const EgressPolicy& egress, std::span<const IpAddress> host_addresses)
+    : host_addresses_(host_addresses.begin(), host_addresses.end()) {
   entries_.reserve(egress.denied_domains.size() + egress.allowed_domains.size() +
                    egress.preset_domains.size());
   for (const auto& e : egress.denied_domains) entries_.push_back(e);
@@ -248,6 +249,10 @@ Decision EgressRules::check_address(const IpAddress& address, std::uint16_t port
   d.has_address = true;
   const AddressClass cls = d.address.cls;
   if (cls == AddressClass::loopback) return loopback(port, &d.address);
+  // The broker dials from this host: its own addresses reach its services like loopback.
+  for (const auto& h : host_addresses_) {
+    if (h == address || h == d.address.judged) return loopback(port, &d.address);
+  }
   if (port == 0) {
     d.verdict = Verdict::deny;
     d.reason = Reason::bad_port;
@@ -293,8 +298,8 @@ Decision EgressRules::decide_ip(const IpAddress& ip, std::optional<std::uint16_t
   return d;
 }
 
-// (vet) A CNAME to a localhost name is refused even where the port is granted: a grant
-// is for asking for loopback by name or literal, not for being redirected there.
+// (vet) A CNAME to a localhost name is judged like an answer of 127.0.0.1: allowed only
+// on a granted port (DESIGN.md Decide 3: any name that resolves to loopback needs the grant).
 VettedResolution EgressRules::vet(const Decision& name_decision, const Resolution& answer) const {
   VettedResolution out;
   out.decision = name_decision;
@@ -304,8 +309,7 @@ VettedResolution EgressRules::vet(const Decision& name_decision, const Resolutio
   for (const auto& cname : answer.cnames) {
     Decision c = decide(cname, port);
     bool refused = c.reason == Reason::denied_domain || c.reason == Reason::malformed_host ||
-                   c.reason == Reason::loopback_no_grant || c.reason == Reason::loopback_grant ||
-                   c.reason == Reason::port_required;
+                   c.reason == Reason::loopback_no_grant || c.reason == Reason::port_required;
     if (refused) {
       c.verdict = Verdict::deny;
       out.rejected.push_back(c);

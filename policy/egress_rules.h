@@ -88,7 +88,8 @@ struct VettedResolution {
 class EgressRules {
  public:
   // Compiles the policy's egress block. `egress` must outlive nothing: entries are copied.
-  explicit EgressRules(const EgressPolicy& egress);
+  // `host_addresses` are this host's own addresses: judged like loopback (grant needed).
+  explicit EgressRules(const EgressPolicy& egress, std::span<const IpAddress> host_addresses = {});
   EgressRules(const EgressRules&) = delete;
   EgressRules& operator=(const EgressRules&) = delete;
 
@@ -101,7 +102,8 @@ class EgressRules {
   // Step 4 for one address the broker would dial. No allocation.
   Decision check_address(const IpAddress& address, std::uint16_t port) const;
   // Step 4 for a whole answer: every CNAME name is decided and one that a deniedDomains
-  // rule matches, that is malformed or that is a localhost name denies the whole answer
+  // rule matches, that is malformed or that is a localhost name on an ungranted port
+  // denies the whole answer
   // (a name that only falls to the default does not: CDNs answer through CNAMEs);
   // every address is checked; allow with the surviving addresses, or deny naming why.
   VettedResolution vet(const Decision& name_decision, const Resolution& answer) const;
@@ -142,6 +144,7 @@ class EgressRules {
   std::size_t max_key_ = 0;                // longest key: longer suffixes are not probed
   std::vector<LoopbackGrant> loopback_;
   std::vector<AddressGrant> addresses_;
+  std::vector<IpAddress> host_addresses_;
   DefaultAction default_ = DefaultAction::deny;
 };
 

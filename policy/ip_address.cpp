@@ -172,6 +172,7 @@ const char* to_string(AddressClass c) {
     case AddressClass::cgnat: return "CGNAT";
     case AddressClass::ula: return "unique-local";
     case AddressClass::link_local: return "link-local";
+    case AddressClass::metadata: return "a cloud metadata endpoint";
     case AddressClass::multicast: return "multicast";
     case AddressClass::unspecified: return "unspecified";
     case AddressClass::reserved: return "reserved";
@@ -195,6 +196,7 @@ AddressClass classify_v4(std::uint32_t a) {
   if (in4(a, 0xc6120000, 15)) return AddressClass::private_use;  // 198.18/15
   if (in4(a, 0x64400000, 10)) return AddressClass::cgnat;        // 100.64/10
   if (in4(a, 0xa9fe0000, 16)) return AddressClass::link_local;   // 169.254/16
+  if (a == 0xa83f8110) return AddressClass::metadata;             // 168.63.129.16 (Azure)
   if (in4(a, 0xe0000000, 4)) return AddressClass::multicast;     // 224/4
   if (in4(a, 0xf0000000, 4)) return AddressClass::reserved;      // 240/4 incl. broadcast
   if (in4(a, 0xc0000000, 24)) return AddressClass::reserved;     // 192.0.0/24 IETF
@@ -238,6 +240,9 @@ AddressClass classify_v6_plain(const IpAddress& a) {
   if (a.bytes[0] == 0xff) return AddressClass::multicast;
   if (a.bytes[0] == 0xfe && (a.bytes[1] & 0xc0) == 0x80) return AddressClass::link_local;
   if (a.bytes[0] == 0xfe && (a.bytes[1] & 0xc0) == 0xc0) return AddressClass::reserved;  // site-local
+  static constexpr std::array<std::uint8_t, 16> kAwsMetadataV6 = {0xfd, 0x00, 0x0e, 0xc2, 0, 0, 0, 0,
+                                                                   0,    0,    0,    0,    0, 0, 0x02, 0x54};
+  if (a.bytes == kAwsMetadataV6) return AddressClass::metadata;  // fd00:ec2::254
   if ((a.bytes[0] & 0xfe) == 0xfc) return AddressClass::ula;
   if (starts(a, {0x01, 0x00, 0, 0, 0, 0, 0, 0})) return AddressClass::reserved;  // 100::/64
   // ::/96 (IPv4-compatible, deprecated) and the rest of ::/8.
@@ -264,9 +269,14 @@ AddressJudgement judge_address(const IpAddress& a) {
     j.embedding = "IPv4-mapped";
     return j;
   }
-  // 64:ff9b::/96 well-known NAT64 and 64:ff9b:1::/48 local-use NAT64
-  if (starts(a, {0x00, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0}) ||
-      starts(a, {0x00, 0x64, 0xff, 0x9b, 0x00, 0x01})) {
+  // 64:ff9b:1::/48 local-use NAT64: where the IPv4 sits depends on the operator's prefix
+  // length (RFC 6052), so nothing can be judged from it; never reachable.
+  if (starts(a, {0x00, 0x64, 0xff, 0x9b, 0x00, 0x01})) {
+    j.cls = AddressClass::reserved;
+    return j;
+  }
+  // 64:ff9b::/96 well-known NAT64
+  if (starts(a, {0x00, 0x64, 0xff, 0x9b, 0, 0, 0, 0, 0, 0, 0, 0})) {
     j.judged = v4_at(a, 12);
     j.cls = classify_v4(j.judged.v4_value());
     j.embedding = "NAT64";
@@ -300,7 +310,7 @@ AddressJudgement judge_address(const IpAddress& a) {
 }
 
 bool always_denied(AddressClass c) {
-  return c == AddressClass::link_local || c == AddressClass::multicast ||
+  return c == AddressClass::link_local || c == AddressClass::metadata || c == AddressClass::multicast ||
          c == AddressClass::unspecified || c == AddressClass::reserved;
 }
 

@@ -46,9 +46,11 @@ enum class AddressClass : std::uint8_t {
   cgnat,        // 100.64/10
   ula,          // fc00::/7
   link_local,   // 169.254/16 (incl. metadata 169.254.169.254), fe80::/10
+  metadata,     // cloud metadata endpoints outside link-local: 168.63.129.16, fd00:ec2::254
   multicast,    // 224/4, ff00::/8
   unspecified,  // 0/8, ::
-  reserved,     // 240/4 and broadcast, 192.0.0/24, 100::/64, fec0::/10, ::/96 compat, ...
+  reserved,     // 240/4 and broadcast, 192.0.0/24, 100::/64, fec0::/10, ::/96 compat,
+                // 64:ff9b:1::/48 (local-use NAT64: its layout is the operator's), ...
 };
 
 const char* to_string(AddressClass c);
@@ -63,7 +65,8 @@ struct AddressJudgement {
 
 AddressJudgement judge_address(const IpAddress& a);
 
-// Is the class one that no policy can open (link-local, multicast, unspecified, reserved)?
+// Is the class one that no policy can open (link-local, metadata, multicast, unspecified,
+// reserved)?
 bool always_denied(AddressClass c);
 // Does the class need an allowedAddresses entry (private, CGNAT, ULA)?
 bool needs_address_grant(AddressClass c);

@@ -92,7 +92,7 @@ void finish(Policy& p, const std::vector<PresetDefinition>& presets, const Prese
       for (const auto& note : env.notes) out.diagnostics.warning(ref.loc, "egress.presets", note);
     }
   }
-  p.rules = std::make_shared<const EgressRules>(p.egress);
+  p.rules = std::make_shared<const EgressRules>(p.egress, env.host_addresses);
   validate_policy(p, out.diagnostics);
   if (!out.diagnostics.has_errors()) out.policy = std::make_shared<const Policy>(std::move(p));
 }

@@ -1,6 +1,10 @@
 #include "policy/presets.h"
 
+#include <ifaddrs.h>
+#include <netinet/in.h>
 #include <yaml-cpp/yaml.h>
+
+#include <cstring>
 
 #include <algorithm>
 #include <cstdlib>
@@ -107,6 +111,30 @@ void apt_hosts_from(const std::string& text, std::vector<std::string>& out) {
   }
 }
 
+std::vector<IpAddress> host_interface_addresses() {
+  std::vector<IpAddress> out;
+  ifaddrs* list = nullptr;
+  if (getifaddrs(&list) != 0) return out;
+  for (ifaddrs* i = list; i != nullptr; i = i->ifa_next) {
+    if (i->ifa_addr == nullptr) continue;
+    IpAddress a;
+    if (i->ifa_addr->sa_family == AF_INET) {
+      a.family = IpAddress::Family::v4;
+      std::memcpy(a.bytes.data(), &reinterpret_cast<sockaddr_in*>(i->ifa_addr)->sin_addr, 4);
+    } else if (i->ifa_addr->sa_family == AF_INET6) {
+      a.family = IpAddress::Family::v6;
+      std::memcpy(a.bytes.data(), &reinterpret_cast<sockaddr_in6*>(i->ifa_addr)->sin6_addr, 16);
+    } else {
+      continue;
+    }
+    AddressClass c = judge_address(a).cls;
+    if (c == AddressClass::loopback || always_denied(c)) continue;  // already never dialed
+    if (std::find(out.begin(), out.end(), a) == out.end()) out.push_back(a);
+  }
+  freeifaddrs(list);
+  return out;
+}
+
 }  // namespace
 
 PresetEnvironment discover_preset_environment(const std::string& root, const std::string& home) {
@@ -151,6 +179,7 @@ PresetEnvironment discover_preset_environment(const std::string& root, const std
         "package-registries: no apt sources found under /etc/apt; the preset holds no Debian "
         "archive host");
   }
+  if (root == "/") env.host_addresses = host_interface_addresses();
   return env;
 }
 

@@ -16,9 +16,14 @@ struct PresetEnvironment {
   std::vector<std::string> npm_registry_hosts;  // from $NPM_CONFIG_REGISTRY, ~/.npmrc, /etc/npmrc
   std::vector<std::string> apt_hosts;           // from /etc/apt/sources.list{,.d/*}
   std::vector<std::string> notes;               // what could not be found, for warnings
+  // This host's own interface addresses (getifaddrs): the broker dials from this host, so
+  // they are judged like loopback (reached only through a loopback grant). Discovered once
+  // at start-up; a later change of address is not seen.
+  std::vector<IpAddress> host_addresses;
 };
 
 // Reads the files under `root` (normally "/") and `home` (normally $HOME); never throws.
+// Host addresses are read only when `root` is "/".
 PresetEnvironment discover_preset_environment(const std::string& root, const std::string& home);
 
 struct PresetDefinition {

@@ -210,8 +210,8 @@ std::vector<Row> address_rows() {
   r.push_back({"nat64_loopback_granted", "[64:ff9b::7f00:1]", 8080, ALLOW, G8080});
   r.push_back({"nat64_private", "[64:ff9b::a00:5]", 443, DENY,
                "address 10.0.0.5 (embedded NAT64) is private"});
-  r.push_back({"nat64_local_use", "[64:ff9b:1::a00:5]", 443, DENY,
-               "address 10.0.0.5 (embedded NAT64) is private"});
+  r.push_back({"nat64_local_use", "[64:ff9b:1:a00:0:1:808:808]", 443, DENY,
+               addr("64:ff9b:1:a00:0:1:808:808", "reserved")});
   r.push_back({"sixtofour_private", "[2002:a00:5::1]", 443, DENY,
                "address 10.0.0.5 (embedded 6to4) is private"});
   r.push_back({"teredo_client_private", "[2001:0:c633:6401::f5ff:fffa]", 443, DENY,
@@ -342,11 +342,15 @@ TEST_F(DecideTable, VetResolutionCnameAndRebinding) {
   v = rules.vet(name, {via_cdn, addrs});
   EXPECT_TRUE(v.decision.allowed());
 
-  // A CNAME into localhost is refused even on a granted port.
-  Decision granted = rules.decide("allowed.com", std::uint16_t{8080});
+  // A CNAME into localhost is judged like 127.0.0.1: refused unless the port is granted.
   std::vector<std::string> via_local = {"localhost"};
-  v = rules.vet(granted, {via_local, addrs});
+  v = rules.vet(name, {via_local, addrs});
   EXPECT_FALSE(v.decision.allowed());
+  EXPECT_EQ(v.decision.rule(), lng(443));
+  Decision granted = rules.decide("allowed.com", std::uint16_t{8080});
+  std::vector<IpAddress> loop = {*IpAddress::parse_strict("127.0.0.1")};
+  v = rules.vet(granted, {via_local, loop});
+  EXPECT_TRUE(v.decision.allowed());
 
   // No addresses at all.
   std::vector<IpAddress> none;
@@ -380,6 +384,33 @@ TEST(DecideDefaults, NoEgressPolicyAllowsPublicOnly) {
   EXPECT_FALSE(rules.decide("10.0.0.5", std::uint16_t{80}).allowed());
   EXPECT_FALSE(rules.decide("169.254.169.254", std::uint16_t{80}).allowed());
   EXPECT_TRUE(rules.decide("198.51.100.7", std::uint16_t{80}).allowed());
+}
+
+TEST(DecideHostAddresses, ThisHostsOwnAddressesNeedALoopbackGrant) {
+  EgressPolicy e;
+  e.default_action = DefaultAction::allow;
+  e.loopback.push_back({8080, {"t.yaml", 3, 5}});
+  std::vector<IpAddress> host = {*IpAddress::parse_strict("198.51.100.9"),
+                                 *IpAddress::parse_strict("2001:db8::9")};
+  EgressRules rules(e, host);
+  Decision d = rules.check_address(host[0], 22);
+  EXPECT_FALSE(d.allowed());
+  EXPECT_EQ(d.rule(), "address 198.51.100.9 is this host's own: port 22 is not granted");
+  EXPECT_TRUE(rules.check_address(host[0], 8080).allowed());
+  EXPECT_FALSE(rules.decide("[2001:db8::9]", std::uint16_t{22}).allowed());
+  EXPECT_FALSE(rules.decide("[::ffff:198.51.100.9]", std::uint16_t{22}).allowed());
+  EXPECT_TRUE(rules.decide("198.51.100.10", std::uint16_t{22}).allowed());
+}
+
+TEST(DecideMetadata, CloudMetadataOutsideLinkLocalIsAlwaysDenied) {
+  auto r = load_profile_text("t.yaml", "egress:\n  allowedAddresses: [fd00::/8]\n", {});
+  ASSERT_TRUE(r.policy);
+  const auto& rules = r.policy->egress_rules();
+  EXPECT_EQ(rules.decide("168.63.129.16", std::uint16_t{80}).rule(),
+            "address 168.63.129.16 is a cloud metadata endpoint");
+  EXPECT_EQ(rules.decide("[fd00:ec2::254]", std::uint16_t{80}).rule(),
+            "address fd00:ec2::254 is a cloud metadata endpoint");
+  EXPECT_TRUE(rules.decide("[fd00:ec2::253]", std::uint16_t{80}).allowed());
 }
 
 TEST(DecideDefaults, PublicRangeInAllowedAddressesOpensLiteralsOnly) {
