@@ -32,11 +32,11 @@ void block_handled_signals(sigset_t& old) {
 }
 
 void reset_signals_for_exec(const sigset_t& mask) {
-  struct sigaction dfl {};
-  dfl.sa_handler = SIG_DFL;
-  for (int s : kForwarded) ::sigaction(s, &dfl, nullptr);
-  ::sigaction(SIGCHLD, &dfl, nullptr);
-  ::sigaction(SIGPIPE, &dfl, nullptr);
+  // Handlers installed here (PID 1's) do not survive exec; dispositions the caller set to
+  // SIG_IGN (nohup) do, on purpose. SIGPIPE is the exception: halo itself ignores it (a
+  // reset peer must not end the session), and CMD gets the default back so `yes | head`
+  // behaves as it does outside.
+  ::signal(SIGPIPE, SIG_DFL);
   ::sigprocmask(SIG_SETMASK, &mask, nullptr);
 }
 

@@ -17,7 +17,8 @@ sigset_t handled_signals();
 // Blocks handled_signals() in the calling thread; `old` gets the previous mask.
 void block_handled_signals(sigset_t& old);
 
-// Restores default dispositions and `mask` (call in a child before exec).
+// Restores `mask` (call in a child before exec); dispositions the caller of halo ignored
+// stay ignored, as they would without halo.
 void reset_signals_for_exec(const sigset_t& mask);
 
 // Waits until `pid` exits, forwarding signals to `forward_to`; with `reap_all` (the

@@ -282,6 +282,15 @@ class HaloRunTest(unittest.TestCase):
             [HALO, "run", "--profile", self.profile, "--", "/bin/sleep", "30"], [(b"\x03", 0.5)])
         self.assertEqual(status, 128 + signal.SIGINT, out)
 
+    def test_ignored_signals_stay_ignored_like_nohup(self):
+        env = dict(os.environ, HOME=self.home)
+        r = subprocess.run([HALO, "run", "--profile", self.profile, "--", "/bin/sh", "-c",
+                            "grep SigIgn /proc/self/status"], cwd=self.ws, env=env,
+                           capture_output=True, text=True, timeout=TIMEOUT,
+                           preexec_fn=lambda: signal.signal(signal.SIGHUP, signal.SIG_IGN))
+        self.ok(r)
+        self.assertRegex(r.stdout, r"SigIgn:\s+0+1\n")  # SIGHUP (bit 0) only
+
     def test_enforcement_line_and_environment(self):
         r = self.halo("echo \"$HALO_ENFORCEMENT $HALO_SESSION $HTTPS_PROXY $ALL_PROXY [$NO_PROXY]\"; "
                       "grep -E 'SigBlk|SigIgn' /proc/self/status")
