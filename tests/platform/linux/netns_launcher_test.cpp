@@ -109,12 +109,15 @@ TEST_F(NetnsLauncherTest, DeathBySignalIs128PlusN) {
 }
 
 TEST_F(NetnsLauncherTest, SignalSentToHaloReachesCommand) {
-  plan_.argv = {"/bin/sh", "-c", "trap 'exit 42' USR1; sleep 10 & wait"};
+  plan_.argv = {"/bin/sh", "-c", "trap 'exit 42' USR1; touch ready; sleep 10 & wait"};
   launch::Prepared p;
   if (!prepare(p)) GTEST_SKIP() << "user namespaces unavailable: " << why_;
   close_all(p.listeners);
-  std::thread killer([] {
-    std::this_thread::sleep_for(std::chrono::milliseconds(400));
+  const std::string ready = work_ + "/ready";
+  std::thread killer([ready] {
+    // Once the trap is set (bounded wait), signal halo's stand-in: this process.
+    for (int i = 0; i < 200 && !fs::exists(ready); ++i)
+      std::this_thread::sleep_for(std::chrono::milliseconds(50));
     ::kill(::getpid(), SIGUSR1);
   });
   auto st = launcher_.run({});

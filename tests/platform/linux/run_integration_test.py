@@ -217,11 +217,16 @@ class HaloRunTest(unittest.TestCase):
 
     def test_signal_to_halo_is_forwarded(self):
         env = dict(os.environ, HOME=self.home)
+        ready = os.path.join(self.ws, "trap-ready")
+        if os.path.exists(ready):
+            os.unlink(ready)
         p = subprocess.Popen([HALO, "run", "--profile", self.profile, "--", "/bin/bash", "-c",
-                              "trap 'exit 77' TERM; sleep 20 & wait"],
+                              "trap 'exit 77' TERM; touch trap-ready; sleep 20 & wait"],
                              cwd=self.ws, env=env, stderr=subprocess.PIPE, text=True)
         try:
-            time.sleep(1.0)
+            deadline = time.time() + 10
+            while not os.path.exists(ready) and time.time() < deadline:
+                time.sleep(0.05)
             p.send_signal(signal.SIGTERM)
             self.assertEqual(p.wait(timeout=10), 77)
         finally:
