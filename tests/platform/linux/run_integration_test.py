@@ -235,9 +235,10 @@ class HaloRunTest(unittest.TestCase):
                 p.wait()
             p.stderr.close()
 
-    def on_terminal(self, argv, keys, settle=1.5):
-        """Runs argv on a new pseudo-terminal, types `keys` (list of (bytes, wait)), and
-        returns (output, exit status). Bounded: the child is killed after 20 s."""
+    def on_terminal(self, argv, steps):
+        """Runs argv on a new pseudo-terminal. Each step is (text to wait for, bytes to
+        type then); returns (output, exit status). Bounded: each wait 15 s, the exit 20 s,
+        then the child is killed."""
         pid, fd = pty.fork()
         if pid == 0:
             os.chdir(self.ws)
@@ -245,27 +246,30 @@ class HaloRunTest(unittest.TestCase):
             os.execv(argv[0], argv)
         out = b""
 
-        def pump(seconds):
+        def pump_until(text, seconds):
             nonlocal out
             end = time.time() + seconds
             while time.time() < end:
+                if text is not None and text.encode() in out:
+                    return True
                 r, _, _ = select.select([fd], [], [], 0.05)
                 if r:
                     try:
                         out += os.read(fd, 4096)
                     except OSError:
-                        return
+                        return False
+            return False
         try:
-            pump(settle)
-            for data, wait in keys:
+            for wait_for, data in steps:
+                if not pump_until(wait_for, 15):
+                    break
                 os.write(fd, data)
-                pump(wait)
             deadline = time.time() + 20
             while time.time() < deadline:
                 done, st = os.waitpid(pid, os.WNOHANG)
                 if done:
                     return out.decode(errors="replace"), os.waitstatus_to_exitcode(st)
-                pump(0.1)
+                pump_until(None, 0.1)
             os.kill(pid, signal.SIGKILL)
             os.waitpid(pid, 0)
             self.fail("still running on the terminal:\n" + out.decode(errors="replace"))
@@ -275,16 +279,19 @@ class HaloRunTest(unittest.TestCase):
     def test_interactive_shell_keeps_the_terminal(self):
         out, status = self.on_terminal(
             [HALO, "run", "--profile", self.profile, "--", "/bin/bash", "--norc", "-i"],
-            [(b"tty; sleep 5 & jobs; kill %1; echo done-$((6*7))\n", 1.5),
-             (b"cat\n", 0.5), (b"\x03", 0.5), (b"exit 5\n", 1.0)])
+            [("bash-", b"tty; sleep 5 & jobs; kill %1; echo done-$((6*7))\n"),
+             ("done-42", b"echo cat-$((1+1)); cat\n"),
+             ("cat-2", b"\x03"),
+             ("^C", b"exit 5\n")])
         self.assertEqual(status, 5, out)
         self.assertIn("/dev/pts/", out)
-        self.assertIn("done-42", out)
         self.assertNotIn("no job control", out)
 
     def test_ctrl_c_reaches_the_command_once(self):
         out, status = self.on_terminal(
-            [HALO, "run", "--profile", self.profile, "--", "/bin/sleep", "30"], [(b"\x03", 0.5)])
+            [HALO, "run", "--profile", self.profile, "--", "/bin/sh", "-c",
+             "echo ready-$((2*3)); exec /bin/sleep 30"],
+            [("ready-6", b"\x03")])
         self.assertEqual(status, 128 + signal.SIGINT, out)
 
     def test_ignored_signals_stay_ignored_like_nohup(self):
