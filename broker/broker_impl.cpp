@@ -44,12 +44,15 @@ void raise_descriptor_limit() {
 }
 
 asio::awaitable<void> accept_loop(std::shared_ptr<Context> shared, tcp::acceptor& acc,
-                                  std::optional<std::uint16_t> forward_port) {
+                                  std::optional<std::uint16_t> forward_port,
+                                  std::vector<asio::any_io_executor> executors) {
   Context& ctx = *shared;
+  std::size_t next = 0;
   asio::steady_timer backoff(acc.get_executor());
   std::uint64_t descriptor_failures = 0;
   for (;;) {
-    tcp::socket sock(asio::make_strand(acc.get_executor()));
+    // The session's thread: its socket is registered with that thread's io_context.
+    tcp::socket sock(executors[next++ % executors.size()]);
     auto [ec] = co_await acc.async_accept(sock, kTuple);
     if (ec == asio::error::operation_aborted || !acc.is_open()) co_return;
     if (ec) {
@@ -117,6 +120,8 @@ BrokerImpl::~BrokerImpl() {
 std::error_code BrokerImpl::init() {
   if (!options_.policy || !options_.policy->rules) return std::make_error_code(std::errc::invalid_argument);
   raise_descriptor_limit();
+  for (unsigned i = 1; i < std::max(1u, options_.threads); ++i)
+    workers_.push_back(std::make_unique<asio::io_context>(1));
   dns::AresOptions ro;
   ro.hosts_file = options_.resolver_hosts;
   ro.server = options_.resolver_server;
@@ -192,13 +197,19 @@ void BrokerImpl::run() {
   }
   // Held until run() returns; begin_drain() ends the run with io_.stop().
   auto work = asio::make_work_guard(io_);
+  std::vector<asio::any_io_executor> executors{io_.get_executor()};
+  std::vector<asio::executor_work_guard<asio::io_context::executor_type>> worker_guards;
+  for (auto& w : workers_) {
+    executors.push_back(w->get_executor());
+    worker_guards.push_back(asio::make_work_guard(*w));
+  }
   for (auto& l : listeners_) {
-    asio::co_spawn(io_, accept_loop(ctx_, l->acceptor, l->forward_port), asio::detached);
+    asio::co_spawn(io_, accept_loop(ctx_, l->acceptor, l->forward_port, executors),
+                   asio::detached);
   }
   running_ = true;
-  unsigned extra = options_.threads > 1 ? options_.threads - 1 : 0;
   std::vector<std::thread> threads;
-  for (unsigned i = 0; i < extra; ++i) threads.emplace_back([this] { io_.run(); });
+  for (auto& w : workers_) threads.emplace_back([&w] { w->run(); });
   if (stop_requested_) asio::post(io_, [this] { begin_drain(); });
   io_.run();
   for (auto& t : threads) t.join();
@@ -226,6 +237,7 @@ void BrokerImpl::begin_drain() {
     auto now = std::chrono::steady_clock::now();
     if (ctx_->open_connections.load() == 0 || (*aborted && now > deadline + Millis(500))) {
       io_.stop();
+      for (auto& w : workers_) w->stop();
       *tick = nullptr;  // break the self-reference
       return;
     }

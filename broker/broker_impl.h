@@ -2,6 +2,8 @@
 // BrokerImpl: the Broker of broker.h on Boost.Asio. Owns the io_context and its worker
 // threads, the resolver, the audit log, the listeners, and the Context the sessions share.
 //
+// Threading: one io_context per thread (see io_/workers_); sessions stay on the thread
+// they were accepted for.
 // Lifetime: create() -> listen_proxy()/adopt() -> run() (blocks) ... stop() from any
 // thread -> listeners close, sessions get Limits::drain_deadline to finish, the rest are
 // aborted, run() returns.
@@ -58,7 +60,11 @@ class BrokerImpl final : public Broker {
   // session frames it still holds are destroyed while the Context they share lives
   // (sessions hold it by shared_ptr).
   BrokerOptions options_;
-  boost::asio::io_context io_;
+  // io_ runs on the caller of run(): listeners, the resolver, the drain, and sessions.
+  // workers_ (threads - 1 of them) each run on one thread of their own and take sessions
+  // round-robin, so a session's work never hops threads (no strand needed).
+  boost::asio::io_context io_{1};
+  std::vector<std::unique_ptr<boost::asio::io_context>> workers_;
   std::unique_ptr<dns::Resolver> resolver_;
   AuditLog audit_;
   std::shared_ptr<Context> ctx_;

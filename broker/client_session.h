@@ -5,7 +5,7 @@
 //
 // Lifetime: owned by the coroutine co_spawned in start() (shared_from_this); registered
 // with the Context so stop() can abort it. Threading: everything runs on the session's
-// strand (the executor its socket was accepted with); abort() posts there.
+// thread (the io_context its socket was accepted for); abort() posts there.
 //
 // Audit: every request, answer or tunnel ends in finish(), the one place an audit line
 // is written and a decision's bytes and close reason are recorded.

@@ -60,6 +60,14 @@ struct Limits {
   // used by splice(2).
   static constexpr std::size_t kRelayBufferBytes = 64 * 1024;
   std::size_t relay_buffer_bytes = kRelayBufferBytes;
+  // A direction starts buffered (the buffer exists only while bytes are in flight, so
+  // idle tunnels hold none) and switches to splice(2) once this many bytes have passed:
+  // short exchanges never pay for two pipes, bulk transfers skip the user-space copy.
+  static constexpr std::size_t kSpliceAfterBytes = 64 * 1024;
+  std::size_t splice_after_bytes = kSpliceAfterBytes;
+  // Pipe capacity per spliced direction (pages are taken only while bytes sit in it).
+  static constexpr std::size_t kSplicePipeBytes = 1024 * 1024;
+  std::size_t splice_pipe_bytes = kSplicePipeBytes;
 
   // stop(): sessions in flight get this long to finish before they are cut.
   static constexpr Millis kDrainDeadline{5'000};

@@ -52,26 +52,35 @@ void tear_down(tcp::socket& a, tcp::socket& b) {
 }
 
 // Moves bytes from -> to until EOF (then half-closes `to`) or an error (then tears both
-// down so the other direction ends too).
+// down so the other direction ends too). Buffered first; spliced once the direction has
+// carried Limits::splice_after_bytes (when `try_splice`).
 asio::awaitable<void> pump(tcp::socket& from, tcp::socket& to, std::uint64_t& count, Shared& st,
                            const Limits& limits, bool try_splice, bool& spliced) {
   const int in = from.native_handle();
   const int out = to.native_handle();
   Pipe pipe;
-  bool use_splice = try_splice && pipe.open(limits.relay_buffer_bytes);
-  std::vector<char> buf;
-  if (!use_splice) buf.resize(limits.relay_buffer_bytes);
-  spliced = use_splice;
+  bool use_splice = false;
+  std::unique_ptr<char[]> buf;  // buffered mode: exists only while bytes are in flight
   std::size_t held = 0;  // bytes in the pipe or buffer not yet written
   std::size_t off = 0;   // buffered mode: write offset into buf
   bool eof = false;
   for (;;) {
     if (st.broken || st.idle_expired) break;
+    if (!use_splice && try_splice && count >= limits.splice_after_bytes && held == 0) {
+      if (pipe.open(limits.splice_pipe_bytes)) {
+        use_splice = true;
+        spliced = true;
+        buf.reset();
+      } else {
+        try_splice = false;  // no pipe to be had (EMFILE): stay buffered
+      }
+    }
     // Fill.
     if (!eof && held == 0) {
-      ssize_t n = use_splice ? ::splice(in, nullptr, pipe.w, nullptr, limits.relay_buffer_bytes,
+      if (!use_splice && !buf) buf = std::make_unique<char[]>(limits.relay_buffer_bytes);
+      ssize_t n = use_splice ? ::splice(in, nullptr, pipe.w, nullptr, limits.splice_pipe_bytes,
                                         SPLICE_F_MOVE | SPLICE_F_NONBLOCK)
-                             : ::recv(in, buf.data(), buf.size(), MSG_DONTWAIT);
+                             : ::recv(in, buf.get(), limits.relay_buffer_bytes, MSG_DONTWAIT);
       if (n > 0) {
         held = static_cast<std::size_t>(n);
         off = 0;
@@ -80,13 +89,13 @@ asio::awaitable<void> pump(tcp::socket& from, tcp::socket& to, std::uint64_t& co
       } else if (n == 0) {
         eof = true;
       } else if (errno == EAGAIN || errno == EINTR) {
+        buf.reset();  // nothing in flight: an idle direction holds no buffer
         auto [ec] = co_await from.async_wait(tcp::socket::wait_read, kTuple);
         if (ec) break;
         continue;
-      } else if (use_splice && errno == EINVAL && count == 0) {
+      } else if (use_splice && errno == EINVAL) {
         use_splice = false;  // splice refused for this socket: buffered from here on
-        spliced = false;
-        buf.resize(limits.relay_buffer_bytes);
+        try_splice = false;
         continue;
       } else {
         st.broken = true;
@@ -97,7 +106,7 @@ asio::awaitable<void> pump(tcp::socket& from, tcp::socket& to, std::uint64_t& co
     while (held > 0) {
       ssize_t m = use_splice ? ::splice(pipe.r, nullptr, out, nullptr, held,
                                         SPLICE_F_MOVE | SPLICE_F_NONBLOCK)
-                             : ::send(out, buf.data() + off, held, MSG_DONTWAIT | MSG_NOSIGNAL);
+                             : ::send(out, buf.get() + off, held, MSG_DONTWAIT | MSG_NOSIGNAL);
       if (m > 0) {
         held -= static_cast<std::size_t>(m);
         off += static_cast<std::size_t>(m);
@@ -168,7 +177,7 @@ asio::awaitable<RelayResult> relay(tcp::socket& client, tcp::socket& upstream,
   co_await (pump_and_count(client, upstream, result.up, st, limits, try_splice, s1, timer) &&
             pump_and_count(upstream, client, result.down, st, limits, try_splice, s2, timer) &&
             watchdog(st, timer, client, upstream, limits.idle_deadline));
-  result.spliced = s1 && s2;
+  result.spliced = s1 || s2;
   result.close_reason = st.idle_expired ? "idle" : st.broken ? "reset" : "done";
   co_return result;
 }

@@ -1,9 +1,10 @@
 #pragma once
 // The byte relay of a tunnel (CONNECT, SOCKS5, loopback forward): both directions at
 // once, each ending with a half-close (shutdown SHUT_WR) of the other side so a client
-// that finishes sending still gets the whole answer; no byte lost or reordered. On Linux
-// each direction moves through a pipe with splice(2); when a pipe cannot be made (or
-// splice is refused) the direction falls back to a bounded buffer.
+// that finishes sending still gets the whole answer; no byte lost or reordered. Each
+// direction starts with a bounded buffer that exists only while bytes are in flight; on
+// Linux, after Limits::splice_after_bytes it moves to splice(2) through a pipe (staying
+// buffered when no pipe can be made or splice is refused).
 //
 // Deadline: the tunnel closes when no byte moved either way for Limits::idle_deadline.
 #include <boost/asio/awaitable.hpp>

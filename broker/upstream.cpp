@@ -111,7 +111,11 @@ asio::awaitable<DialOutcome> dial_upstream(Context& ctx, std::string_view raw_ho
     dialable.push_back(host.ip);
   } else {
     auto tr = Clock::now();
-    dns::ResolveResult rr = co_await resolve(ctx.resolver, host.text, ctx.limits.resolve_deadline);
+    // Hosts-file and localhost answers need no query and no hop to the resolver's strand.
+    std::optional<dns::ResolveResult> local = ctx.resolver.lookup_local(host.text);
+    dns::ResolveResult rr;
+    if (local) rr = std::move(*local);
+    else rr = co_await resolve(ctx.resolver, host.text, ctx.limits.resolve_deadline);
     audit.resolve_us = micros_since(tr);
     if (rr.status != dns::ResolveResult::Status::ok) {
       audit.verdict = "allow";

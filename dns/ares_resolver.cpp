@@ -92,22 +92,28 @@ class AresResolver final : public Resolver {
     bool alive = true;
   };
 
-  void start(std::string name, std::chrono::milliseconds deadline, Callback done) {
+  std::optional<ResolveResult> lookup_local(std::string_view name) const override {
     // RFC 6761: localhost names are loopback, answered here and never sent to DNS.
     if (policy::is_localhost_name(name)) {
       ResolveResult r;
       r.status = ResolveResult::Status::ok;
       r.addresses = {policy::IpAddress::v4(0x7f000001), *policy::IpAddress::parse_strict("::1")};
       r.from_hosts_file = true;
-      done(std::move(r));
-      return;
+      return r;
     }
-    if (const auto* hit = hosts_.find(name)) {
+    if (const auto* hit = hosts_.find(name)) {  // immutable after init: no lock needed
       ResolveResult r;
       r.status = ResolveResult::Status::ok;
       r.addresses = *hit;
       r.from_hosts_file = true;
-      done(std::move(r));
+      return r;
+    }
+    return std::nullopt;
+  }
+
+  void start(std::string name, std::chrono::milliseconds deadline, Callback done) {
+    if (auto local = lookup_local(name)) {
+      done(std::move(*local));
       return;
     }
     auto q = std::make_shared<Query>(strand_);

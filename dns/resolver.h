@@ -6,6 +6,8 @@
 // chain, so the caller can check them all with policy::EgressRules::vet before dialing.
 #include <chrono>
 #include <functional>
+#include <optional>
+#include <string_view>
 #include <string>
 #include <vector>
 
@@ -37,6 +39,12 @@ class Resolver {
   // first, then DNS. `done` is called exactly once, on the resolver's own strand, never
   // inside this call, at the latest when `deadline` has passed.
   virtual void resolve(std::string name, std::chrono::milliseconds deadline, Callback done) = 0;
+  // The answer when it needs no query (localhost names, the hosts file), on the caller's
+  // thread without waiting; nullopt when only resolve() can tell.
+  virtual std::optional<ResolveResult> lookup_local(std::string_view name) const {
+    (void)name;
+    return std::nullopt;
+  }
 };
 
 }  // namespace halo::dns
