@@ -149,8 +149,10 @@ asio::awaitable<void> ClientSession::answer_http_failure(DialOutcome outcome, Au
 }
 
 asio::awaitable<void> ClientSession::tunnel(AuditRecord& rec) {
-  std::string pending;
-  pending.swap(in_);  // bytes the client sent past its request go upstream first
+  // Bytes the client sent past its request go upstream first. Copied to an exact-size
+  // string: the read buffer's capacity must not live on for the whole tunnel.
+  std::string pending(in_);
+  in_.clear();
   in_.shrink_to_fit();
   RelayResult r = co_await relay(client_, upstream_, pending, ctx_.limits);
   rec.bytes_up = r.up;
