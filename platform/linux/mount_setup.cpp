@@ -143,7 +143,7 @@ void bind_resolv_conf(const std::string& content, MountOutcome& out) {
   ::unlink(stage.c_str());
 }
 
-void mask_paths(const std::vector<std::string>& paths, MountOutcome& out) {
+void mask_paths(const std::vector<std::string>& paths, MountOutcome& out, const char* what) {
   if (paths.empty()) return;
   std::string empty_file;
   for (const auto& p : paths) {
@@ -163,7 +163,7 @@ void mask_paths(const std::vector<std::string>& paths, MountOutcome& out) {
         rc = remount_readonly(p.c_str());
       }
     }
-    if (rc != 0) out.fs_reasons.push_back(err("protected path " + p + " stays readable", rc));
+    if (rc != 0) out.fs_reasons.push_back(err(std::string(what) + " " + p + " stays reachable", rc));
   }
   if (!empty_file.empty()) ::unlink(empty_file.c_str());
 }

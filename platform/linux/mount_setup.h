@@ -31,7 +31,9 @@ void bind_resolv_conf(const std::string& content, MountOutcome& out);
 
 // Makes each path unreadable: directories get an empty read-only mode-000 tmpfs, other
 // files an empty read-only mode-000 file.
-void mask_paths(const std::vector<std::string>& paths, MountOutcome& out);
+// Each failure adds "<what> PATH stays reachable: ERROR" to out.fs_reasons.
+void mask_paths(const std::vector<std::string>& paths, MountOutcome& out,
+                const char* what = "protected path");
 
 // Unix sockets of host daemons that resolve names or open connections on a client's
 // behalf (nscd, systemd-resolved, D-Bus, Docker, containerd, Podman) and exist here.

@@ -41,16 +41,22 @@ bool NetnsLauncher::prepare(const launch::LaunchPlan& plan, launch::Prepared& ou
     process_.abandon();
     return false;
   }
-  auto& e = out.enforcement;
-  e.backend = name();
-  e.network.level = policy::EnforcementLevel::full;
-  e.network.mechanism = "linux-netns";
-  e.loopback_grants = plan.loopback_grants;
-  fill_filesystem(report, e.filesystem);
+  out.enforcement.backend = name();
+  out.enforcement.loopback_grants = plan.loopback_grants;
+  fill_filesystem(report, out.enforcement.filesystem);
+  apply_network_report(report, out);
   out.proxy_address = "127.0.0.1:" + std::to_string(plan.proxy_port);
-  out.in_sandbox_dns = report.net_notes.empty();
-  for (const auto& n : report.net_notes) out.warnings.push_back(n);
   return true;
+}
+
+void apply_network_report(const ChildReport& report, launch::Prepared& out) {
+  auto& net = out.enforcement.network;
+  net.mechanism = "linux-netns";
+  net.level = report.net_holes.empty() ? policy::EnforcementLevel::full
+                                       : policy::EnforcementLevel::partial;
+  for (const auto& h : report.net_holes) net.reasons.push_back(h);
+  out.in_sandbox_dns = report.resolv_conf;
+  for (const auto& n : report.net_notes) out.warnings.push_back(n);
 }
 
 launch::ExitStatus NetnsLauncher::run(const std::vector<std::string>& extra_env) {

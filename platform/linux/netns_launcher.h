@@ -16,6 +16,11 @@
 
 namespace halo::platform_linux {
 
+// Network enforcement from the child's report: `partial` with one reason per host daemon
+// socket that could not be masked (each names the socket); in_sandbox_dns only from
+// whether resolv.conf was replaced.
+void apply_network_report(const ChildReport& report, launch::Prepared& out);
+
 class NetnsLauncher final : public launch::Launcher {
  public:
   const char* name() const override { return "linux-netns"; }

@@ -109,9 +109,11 @@ void sandbox_child_main(const ChildConfig& c) {
     bind_resolv_conf("nameserver 127.0.0.1\noptions attempts:2 timeout:2\n", mo);
     mask_paths(plan.fs.protected_paths, mo);
     // Host daemons that would resolve names or open connections for the sandbox.
+    // A socket left reachable is a way out of the network namespace (e.g. Docker's),
+    // so each failure is a network hole, not a DNS note.
     MountOutcome daemons;
-    mask_paths(host_daemon_sockets(::getuid()), daemons);
-    for (auto& r : daemons.fs_reasons) mo.net_notes.push_back(r);
+    mask_paths(host_daemon_sockets(::getuid()), daemons, "host daemon socket");
+    std::vector<std::string> net_holes = std::move(daemons.fs_reasons);
     if (c.new_pid_ns) {
       MountOutcome proc;
       mount_proc(proc);
@@ -122,6 +124,8 @@ void sandbox_child_main(const ChildConfig& c) {
                               "protected paths");
     }
     for (const auto& n : mo.net_notes) report += "net-note " + n + "\n";
+    for (const auto& n : net_holes) report += "net-hole " + n + "\n";
+    report += std::string("resolv-conf ") + (mo.resolv_conf ? "1" : "0") + "\n";
   }
   report += filesystem_report(c, mo);
   if (c.isolate) {

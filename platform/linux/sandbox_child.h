@@ -6,7 +6,8 @@
 //   parent -> child  "m"                 uid/gid maps written (isolated mode only)
 //   child  -> parent report + fds        "fd KIND PORT" per passed fd, in order;
 //                                        "fs-level L", "fs-mechanism M", "fs-reason R",
-//                                        "net-note N", "landlock-abi N", "pid-ns 0|1";
+//                                        "net-note N", "net-hole N", "resolv-conf 0|1",
+//                                        "landlock-abi N", "pid-ns 0|1";
 //                                        or "error WHY" and nothing else
 //   parent -> child  "x" ENV...          run CMD; NUL-separated NAME=VALUE to add
 //                    "q"                 abandon: exit without running CMD

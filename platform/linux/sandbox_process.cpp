@@ -108,6 +108,10 @@ void SandboxProcess::parse_report(const std::string& text, std::vector<int>& fds
       out.fs_reasons.push_back(value);
     } else if (key == "net-note") {
       out.net_notes.push_back(value);
+    } else if (key == "net-hole") {
+      out.net_holes.push_back(value);
+    } else if (key == "resolv-conf") {
+      out.resolv_conf = value == "1";
     } else if (key == "landlock-abi") {
       out.landlock_abi = std::atoi(value.c_str());
     } else if (key == "pid-ns") {

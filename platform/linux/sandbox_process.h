@@ -20,7 +20,9 @@ struct ChildReport {
   std::string fs_level = "none";
   std::string fs_mechanism = "none";
   std::vector<std::string> fs_reasons;
-  std::vector<std::string> net_notes;
+  std::vector<std::string> net_notes;  // resolv.conf not replaced (DNS degraded)
+  std::vector<std::string> net_holes;  // a host daemon socket left reachable: network partial
+  bool resolv_conf = false;            // resolv.conf inside names the session DNS
   int landlock_abi = 0;
   bool pid_ns = false;
 };
