@@ -215,7 +215,9 @@ Parsed<ResponseHead> parse_response_head(std::string_view head, std::size_t max_
   if (start.size() < 12 || !parse_version(start.substr(0, 8), resp.minor) || start[8] != ' ')
     return {std::nullopt, {"malformed status line"}};
   std::string_view code = start.substr(9, 3);
-  if (!std::all_of(code.begin(), code.end(), [](char c) { return c >= '0' && c <= '9'; }))
+  // Three digits, the first 1-5 (RFC 9110 15): "001" or "999" is not a status to relay.
+  if (!std::all_of(code.begin(), code.end(), [](char c) { return c >= '0' && c <= '9'; }) ||
+      code[0] < '1' || code[0] > '5')
     return {std::nullopt, {"malformed status code"}};
   if (start.size() > 12 && start[12] != ' ') return {std::nullopt, {"malformed status line"}};
   resp.status = (code[0] - '0') * 100 + (code[1] - '0') * 10 + (code[2] - '0');

@@ -137,6 +137,11 @@ TEST(HttpHead, ResponseFramingRows) {
   }
   Framing f;
   EXPECT_FALSE(parse_response_head("HTTP/1.1 2000 OK\r\n\r\n", 100, "GET", f));
+  // Found by http_head_fuzz: "001" parsed, then re-rendered as a status that did not parse.
+  EXPECT_FALSE(parse_response_head("HTTP/1.1 001\r\n\r\n", 100, "GET", f));
+  EXPECT_FALSE(parse_response_head("HTTP/1.1 099 X\r\n\r\n", 100, "GET", f));
+  EXPECT_FALSE(parse_response_head("HTTP/1.1 600 X\r\n\r\n", 100, "GET", f));
+  EXPECT_TRUE(parse_response_head("HTTP/1.1 599 X\r\n\r\n", 100, "GET", f));
   EXPECT_FALSE(parse_response_head("HTTP/1.1 200 OK\r\nContent-Length: 1\r\nContent-Length: 2\r\n\r\n",
                                    100, "GET", f));
 }
