@@ -25,3 +25,14 @@ inline constexpr const char* kPrivateTmpOptions = "mode=1777,size=50%";
 inline constexpr const char* kMaskDirOptions = "mode=000,size=4k,nr_inodes=2";
 
 }  // namespace halo::platform_linux
+
+namespace halo::platform_linux {
+
+// The start-up walk for Unix sockets to mask (/run, /var/run, and /tmp when it is not
+// private): how deep it descends and how many entries it looks at per root. Beyond
+// either bound network is `partial` with the reason.
+inline constexpr int kSocketWalkMaxDepth = 6;
+inline constexpr int kSocketWalkTmpMaxDepth = 3;
+inline constexpr std::size_t kSocketWalkMaxEntries = 20000;
+
+}  // namespace halo::platform_linux

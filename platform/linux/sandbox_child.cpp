@@ -16,6 +16,7 @@
 #include "platform/linux/mount_setup.h"
 #include "platform/linux/process_control.h"
 #include "platform/linux/seccomp_filter.h"
+#include "platform/linux/socket_masks.h"
 #include "sandbox-launch/proxy_env.h"
 
 namespace halo::platform_linux {
@@ -111,9 +112,21 @@ void sandbox_child_main(const ChildConfig& c) {
     // Host daemons that would resolve names or open connections for the sandbox.
     // A socket left reachable is a way out of the network namespace (e.g. Docker's),
     // so each failure is a network hole, not a DNS note.
+    // Known sockets and socket directories first, then every socket a bounded walk of
+    // /run (and the host's /tmp when it is not private) still finds (socket_masks.h).
     MountOutcome daemons;
+    const bool host_tmp = !mo.private_tmp;
+    mask_paths(host_socket_dirs(::getuid(), host_tmp, plan.cwd), daemons, "host socket directory");
     mask_paths(host_daemon_sockets(::getuid()), daemons, "host daemon socket");
+    SocketWalk walk = find_sockets({"/run", "/var/run"}, kSocketWalkMaxDepth);
+    if (host_tmp) {
+      SocketWalk tmp = find_sockets({"/tmp"}, kSocketWalkTmpMaxDepth);
+      walk.sockets.insert(walk.sockets.end(), tmp.sockets.begin(), tmp.sockets.end());
+      walk.incomplete.insert(walk.incomplete.end(), tmp.incomplete.begin(), tmp.incomplete.end());
+    }
+    mask_paths(walk.sockets, daemons, "host socket");
     std::vector<std::string> net_holes = std::move(daemons.fs_reasons);
+    for (auto& r : walk.incomplete) net_holes.push_back(std::move(r));
     if (c.new_pid_ns) {
       MountOutcome proc;
       mount_proc(proc);

@@ -21,6 +21,7 @@
 
 #include "platform/linux/mount_setup.h"
 #include "platform/linux/netns_launcher.h"
+#include "platform/linux/socket_masks.h"
 
 namespace halo::platform_linux {
 namespace {
@@ -340,6 +341,93 @@ TEST_F(NetnsLauncherTest, MaskedSocketRefusesConnections) {
   ::close(srv);
   SKIP_IF_NO_USERNS(st);
   EXPECT_EQ(st.shell_code(), 0);
+}
+
+// A listening Unix socket at `path`; -1 when it cannot be made here.
+int listen_unix(const std::string& path) {
+  int srv = ::socket(AF_UNIX, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_un addr{};
+  addr.sun_family = AF_UNIX;
+  std::snprintf(addr.sun_path, sizeof addr.sun_path, "%s", path.c_str());
+  if (::bind(srv, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || ::listen(srv, 4) != 0) {
+    ::close(srv);
+    return -1;
+  }
+  return srv;
+}
+
+std::string connect_script(const std::vector<std::string>& paths) {
+  std::string py = "import socket\nbad = []\n";
+  for (const auto& p : paths)
+    py += "u = socket.socket(socket.AF_UNIX)\nif u.connect_ex('" + p + "') == 0: bad.append('" +
+          p + "')\n";
+  py += "print(bad)\nraise SystemExit(1 if bad else 0)\n";
+  return py;
+}
+
+TEST_F(NetnsLauncherTest, UnknownSocketsUnderRunAreMasked) {
+  // Any daemon socket under /run (e.g. systemd --user's private socket, screen's), not
+  // only the known list, is found by the walk and masked.
+  std::string dir = make_temp_dir("sock", "/run");
+  if (dir.empty()) GTEST_SKIP() << "cannot create a directory under /run as this user";
+  ASSERT_EQ(::mkdir((dir + "/a").c_str(), 0755), 0);
+  const std::vector<std::string> paths = {dir + "/top.sock", dir + "/a/nested.sock"};
+  std::vector<int> fds;
+  for (const auto& p : paths) fds.push_back(listen_unix(p));
+  std::ofstream(work_ + "/c.py") << connect_script(paths);
+  auto st = run_sh("/usr/bin/python3 c.py > c.out 2>&1");
+  for (int fd : fds) ::close(fd);
+  std::error_code ec;
+  fs::remove_all(dir, ec);
+  SKIP_IF_NO_USERNS(st);
+  EXPECT_EQ(st.shell_code(), 0) << slurp(work_ + "/c.out");
+}
+
+TEST_F(NetnsLauncherTest, RunUserDirectoryIsMaskedWhole) {
+  const std::string user_dir = "/run/user/" + std::to_string(::getuid());
+  bool created = false;
+  if (::mkdir("/run/user", 0755) == 0) created = true;
+  if (::mkdir(user_dir.c_str(), 0700) == 0) created = true;
+  const std::string file = user_dir + "/halo-test-" + std::to_string(::getpid());
+  if (!std::ofstream(file)) GTEST_SKIP() << "cannot write under " << user_dir;
+  auto st = run_sh("test ! -e '" + file + "'");
+  ::unlink(file.c_str());
+  if (created) {
+    ::rmdir(user_dir.c_str());
+    ::rmdir("/run/user");
+  }
+  SKIP_IF_NO_USERNS(st);
+  EXPECT_EQ(st.shell_code(), 0);
+}
+
+TEST(SocketWalk, FindsSocketsWithinItsBounds) {
+  std::string dir = make_temp_dir("walk", "/var/tmp");
+  ASSERT_FALSE(dir.empty());
+  std::string deep = dir;
+  for (int i = 0; i < 3; ++i) {
+    deep += "/d";
+    ASSERT_EQ(::mkdir(deep.c_str(), 0755), 0);
+  }
+  const int a = listen_unix(dir + "/a.sock");
+  const int b = listen_unix(dir + "/d/b.sock");
+  const int c = listen_unix(deep + "/c.sock");  // depth 3: beyond a bound of 3
+  ASSERT_EQ(::symlink((dir + "/a.sock").c_str(), (dir + "/link.sock").c_str()), 0);
+  struct Row {
+    const char* name;
+    int depth;
+    std::size_t want_sockets;
+    bool want_incomplete;
+  };
+  const Row rows[] = {{"all within bound", 6, 3, false}, {"depth bound", 3, 2, true}};
+  for (const auto& row : rows) {
+    SCOPED_TRACE(row.name);
+    const auto w = find_sockets({dir, dir}, row.depth);  // a root given twice is walked once
+    EXPECT_EQ(w.sockets.size(), row.want_sockets);
+    EXPECT_EQ(!w.incomplete.empty(), row.want_incomplete);
+  }
+  for (int fd : {a, b, c}) ::close(fd);
+  std::error_code ec;
+  fs::remove_all(dir, ec);
 }
 
 TEST_F(NetnsLauncherTest, AbandonRunsNothing) {
