@@ -197,15 +197,26 @@ void BrokerImpl::run() {
   }
   // Held until run() returns; begin_drain() ends the run with io_.stop().
   auto work = asio::make_work_guard(io_);
-  std::vector<asio::any_io_executor> executors{io_.get_executor()};
   std::vector<asio::executor_work_guard<asio::io_context::executor_type>> worker_guards;
-  for (auto& w : workers_) {
-    executors.push_back(w->get_executor());
-    worker_guards.push_back(asio::make_work_guard(*w));
-  }
+  for (auto& w : workers_) worker_guards.push_back(asio::make_work_guard(*w));
   for (auto& l : listeners_) {
-    asio::co_spawn(io_, accept_loop(ctx_, l->acceptor, l->forward_port, executors),
+    asio::co_spawn(io_, accept_loop(ctx_, l->acceptor, l->forward_port, {io_.get_executor()}),
                    asio::detached);
+    boost::system::error_code ec;
+    auto protocol = l->acceptor.local_endpoint(ec).protocol();
+    for (auto& w : workers_) {
+      int fd = ::dup(l->acceptor.native_handle());
+      auto copy = std::make_unique<Listener>(Listener{tcp::acceptor(*w), l->forward_port});
+      if (fd >= 0) copy->acceptor.assign(protocol, fd, ec);
+      if (fd < 0 || ec) {
+        if (fd >= 0) ::close(fd);
+        spdlog::warn("broker: worker listener: {}; that worker gets no connections", ec.message());
+        continue;
+      }
+      asio::co_spawn(*w, accept_loop(ctx_, copy->acceptor, l->forward_port, {w->get_executor()}),
+                     asio::detached);
+      worker_listeners_.push_back(std::move(copy));
+    }
   }
   running_ = true;
   std::vector<std::thread> threads;
@@ -228,6 +239,12 @@ void BrokerImpl::begin_drain() {
   for (auto& l : listeners_) {
     boost::system::error_code ec;
     l->acceptor.close(ec);
+  }
+  for (auto& l : worker_listeners_) {  // each closed on its own thread
+    asio::post(l->acceptor.get_executor(), [a = &l->acceptor] {
+      boost::system::error_code ec;
+      a->close(ec);
+    });
   }
   auto deadline = std::chrono::steady_clock::now() + options_.limits.drain_deadline;
   auto timer = std::make_shared<asio::steady_timer>(io_);

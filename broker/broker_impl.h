@@ -69,6 +69,9 @@ class BrokerImpl final : public Broker {
   AuditLog audit_;
   std::shared_ptr<Context> ctx_;
   std::vector<std::unique_ptr<Listener>> listeners_;
+  // One more acceptor per worker on a dup of each listening socket: a connection is
+  // accepted by the thread that serves it (no hand-off between threads).
+  std::vector<std::unique_ptr<Listener>> worker_listeners_;
   std::optional<std::uint16_t> proxy_port_;
   std::vector<int> dns_udp_fds_;
   std::vector<int> dns_tcp_fds_;
