@@ -142,6 +142,47 @@ check_opencode() {
   verdict "$2" "${3:-}" "$bad" "$out"
 }
 
+# Codex enforcement, not just loading: `codex sandbox` runs commands under the rendered
+# requirements (no login needed). /opt and /srv are private tmpfs mounts of this namespace,
+# so the rich policy's roots and protected paths exist without touching the machine. Only
+# denied and unlisted names are fetched: Codex's proxy refuses them without dialing.
+check_codex_enforcement() {  # FILE NAME
+  local home out
+  home=$(fresh_home)
+  mkdir -p "$home/.ssh" "$home/.aws" "$home/.cache/halo-build" "$home/.codex" "$home/project"
+  echo key >"$home/.ssh/id"
+  echo env >"$home/project/.env"
+  local probe='
+    t() { if sh -c "$2" >/dev/null 2>&1; then echo "$1 yes"; else echo "$1 no"; fi; }
+    t write-opt-root "touch /opt/build-cache/x"
+    t write-home-root "touch $HOME/.cache/halo-build/x"
+    t write-workspace "touch ./x"
+    t write-outside "touch /opt/elsewhere"
+    t read-ssh "cat $HOME/.ssh/id"
+    t read-srv-secrets "cat /srv/secrets/f"
+    t read-env-glob "cat .env"
+    for h in pastebin.com deep.sub.pastebin.com partner.example unlisted.example; do
+      printf "fetch-%s " "$h"; curl -s -m 8 -o /dev/null -D - "http://$h/" | tr -d "\r" | sed -n "s/^x-proxy-error: //p"
+    done'
+  out=$(with_etc_file codex/requirements.toml "$1" sh -c '
+    mount -t tmpfs tmpfs /opt && mkdir -p /opt/build-cache &&
+    mount -t tmpfs tmpfs /srv && mkdir -p /srv/secrets && echo s >/srv/secrets/f &&
+    cd "$0/project" && HOME="$0" CODEX_HOME="$0/.codex" timeout '"$TIMEOUT"' "$1" sandbox -- sh -c "$2"' \
+    "$home" "$BIN/codex" "$probe" 2>&1 | grep -v '^WARNING')
+  local want='write-opt-root yes
+write-home-root yes
+write-workspace yes
+write-outside no
+read-ssh no
+read-srv-secrets no
+read-env-glob no
+fetch-pastebin.com blocked-by-denylist
+fetch-deep.sub.pastebin.com blocked-by-denylist
+fetch-partner.example blocked-by-denylist
+fetch-unlisted.example blocked-by-allowlist'
+  if [ "$out" = "$want" ]; then report ok "$2" "$(printf '%s' "$out" | tr '\n' ';')"; else report bad "$2" "$(diff <(echo "$want") <(echo "$out"))"; fi
+}
+
 verdict() {  # NAME EXPECT_BAD BAD_TEXT FULL_OUTPUT
   if [ -n "$2" ]; then
     if [ -n "$3" ]; then report ok "$1 (control: error reported)" "$3"; else report bad "$1 (control: error NOT reported)" "$4"; fi
@@ -193,6 +234,9 @@ for set in "${SETS[@]}"; do
     [ -f "$f" ] && check_opencode "$f" "opencode     $label"
   done
 done
+if [ -f "$OUT/rich-linux/etc/codex/requirements.toml" ]; then
+  check_codex_enforcement "$OUT/rich-linux/etc/codex/requirements.toml" "codex        rich-linux enforced by codex sandbox"
+fi
 echo "uat-clis: cursor: no installable CLI (no npm or Debian package); its file is checked by halo's release check only"
 
 # Negative controls: each check must catch a known-bad file.
