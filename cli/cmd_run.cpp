@@ -73,7 +73,10 @@ void add_run_command(CLI::App& app) {
   auto args = std::make_shared<RunArgs>();
   auto* cmd = app.add_subcommand(
       "run", "Run CMD in a sandbox whose only network is this session's broker: "
-             "halo run --profile F -- CMD ARGS...");
+             "halo run --profile F -- CMD ARGS...\n"
+             "Exit: CMD's status (128+N for signal N); 2 usage or invalid policy; 3 "
+             "enforcement below enforcement.require (or --backend linux-netns unavailable); "
+             "125 the session could not start (sandbox or broker).");
   args->policy.add_to(cmd);
   cmd->add_option("--report", args->report, "Write the session report (JSON) here on exit");
   cmd->add_option("--audit", args->audit, "Broker audit log (JSON lines); '-' for stderr");

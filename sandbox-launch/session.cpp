@@ -2,6 +2,7 @@
 
 #include <chrono>
 #include <exception>
+#include <future>
 #include <iostream>
 #include <atomic>
 #include <thread>
@@ -14,7 +15,8 @@
 namespace halo::launch {
 namespace {
 
-constexpr int kExitHaloFailed = 125;
+// How long CMD's go signal waits for the broker thread to enter Broker::run().
+constexpr std::chrono::seconds kBrokerStartTimeout{5};
 
 broker::ListenerSet to_listener_set(Listeners l) {
   broker::ListenerSet set;
@@ -31,7 +33,11 @@ std::string require_where(const policy::Policy& p) {
 }
 
 // Starts the sandbox with the backend asked for; auto falls back from linux-netns to env.
-std::unique_ptr<Launcher> start_backend(const SessionOptions& o, Prepared& prepared) {
+// On failure `exit_code` is kExitBelowRequire when an explicitly asked-for linux-netns is
+// unavailable (an enforcement demand not met), kExitHaloFailed when nothing could start.
+std::unique_ptr<Launcher> start_backend(const SessionOptions& o, Prepared& prepared,
+                                        int& exit_code) {
+  exit_code = kExitHaloFailed;
   std::string why;
   if (o.backend != Backend::env) {
     auto netns = make_launcher(Backend::linux_netns, "");
@@ -39,6 +45,7 @@ std::unique_ptr<Launcher> start_backend(const SessionOptions& o, Prepared& prepa
     if (!netns) why = "this platform has no linux-netns backend";
     if (o.backend == Backend::linux_netns) {
       std::cerr << "halo: refusing to run: --backend linux-netns is unavailable: " << why << "\n";
+      exit_code = kExitBelowRequire;
       return nullptr;
     }
     why = "linux-netns unavailable: " + why;
@@ -70,8 +77,9 @@ int run_session(const SessionOptions& o) {
   record.require = o.policy->require;
 
   Prepared prepared;
-  auto launcher = start_backend(o, prepared);
-  if (!launcher) return kExitBelowRequire;
+  int start_failed = kExitHaloFailed;
+  auto launcher = start_backend(o, prepared, start_failed);
+  if (!launcher) return start_failed;
   record.enforcement = prepared.enforcement;
   // A refusal is one line that says everything; otherwise the enforcement line.
   if (auto refusal = prepared.enforcement.shortfall(o.policy->require, require_where(*o.policy))) {
@@ -94,24 +102,41 @@ int run_session(const SessionOptions& o) {
   std::unique_ptr<broker::Broker> broker = broker::Broker::create(std::move(bo), ec);
   if (!broker) {
     launcher->abandon();
-    std::cerr << "halo: refusing to run: the broker did not start: " << ec.message() << "\n";
-    return kExitBelowRequire;
+    std::cerr << "halo: cannot start the session: the broker did not start: " << ec.message()
+              << "\n";
+    return kExitHaloFailed;
   }
   broker->adopt(to_listener_set(std::move(prepared.listeners)));
 
   // The broker thread writes broker_error only before it ends; read after join().
+  // CMD gets its go signal only once the broker thread is inside run() and has not
+  // already failed (connections made before it accepts wait in the listen backlog).
   std::atomic<bool> stopping{false};
+  std::atomic<bool> broker_ended{false};
+  std::promise<void> entered;
+  auto entered_f = entered.get_future();
   std::thread broker_thread([&] {
+    entered.set_value();
     try {
       broker->run();
       if (!stopping) record.broker_error = "the broker stopped on its own";
     } catch (const std::exception& e) {
       record.broker_error = e.what();
     }
+    broker_ended = true;
     if (!stopping)
       std::cerr << "halo: the broker stopped (" << record.broker_error
                 << "); the sandbox has no network\n";
   });
+  if (entered_f.wait_for(kBrokerStartTimeout) != std::future_status::ready || broker_ended) {
+    stopping = true;
+    broker->stop();
+    broker_thread.join();
+    launcher->abandon();
+    std::cerr << "halo: cannot start the session: the broker did not start running"
+              << (record.broker_error.empty() ? "" : " (" + record.broker_error + ")") << "\n";
+    return kExitHaloFailed;
+  }
 
   const ExitStatus status = launcher->run(
       session_environment(prepared.proxy_address, prepared.enforcement, o.plan.session_id));

@@ -17,6 +17,8 @@
 namespace halo::launch {
 
 inline constexpr int kExitBelowRequire = 3;
+// halo itself could not start the session (no backend started, broker failed).
+inline constexpr int kExitHaloFailed = 125;
 
 struct SessionOptions {
   std::shared_ptr<const policy::Policy> policy;
@@ -28,7 +30,9 @@ struct SessionOptions {
   bool quiet = false;          // no enforcement line on stderr
 };
 
-// Returns the exit status for halo: CMD's, 3 when refused, 125 when halo itself failed.
+// Returns the exit status for halo: CMD's; 3 when the enforcement is below
+// enforcement.require (or --backend linux-netns is unavailable); 125 when halo itself
+// could not start the session (no backend, broker not started) or lost the report.
 int run_session(const SessionOptions& options);
 
 }  // namespace halo::launch

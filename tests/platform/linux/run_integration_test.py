@@ -327,6 +327,14 @@ class HaloRunTest(unittest.TestCase):
         self.assertIn("network partial", refusal[0])
         self.assertIn("enforcement.require full", refusal[0])
 
+    def test_broker_failure_is_125_and_cmd_never_runs(self):
+        # An audit log that cannot be opened: Broker::create fails. That is halo failing
+        # to start (125), not an enforcement shortfall (3).
+        r = self.halo("echo SHOULD-NOT-RUN", extra=("--audit", "/nonexistent-halo-dir/a.log"))
+        self.assertEqual(r.returncode, 125, r.stderr)
+        self.assertNotIn("SHOULD-NOT-RUN", r.stdout)
+        self.assertIn("cannot start the session: the broker did not start", r.stderr)
+
     def without_userns(self, profile, script):
         """halo run where user namespaces are disabled (max_user_namespaces=0 inside a
         user namespace of the test's own, so the host's setting is untouched)."""
