@@ -61,14 +61,13 @@ struct Walker {
       if (S_ISSOCK(st.st_mode)) {
         out.push_back(child);
       } else if (S_ISDIR(st.st_mode)) {
-        if (depth + 1 >= max_depth) {
-          too_deep = true;
-          continue;
-        }
         const int fd = ::openat(::dirfd(d), name.c_str(),
                                 O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
         if (fd < 0) continue;  // unreadable: its sockets are out of reach for us too
-        if (st.st_dev != root_dev && !on_tmpfs(fd)) {
+        // Another filesystem that is not tmpfs (overlay, FUSE, NFS) is never entered, and
+        // so does not count against the depth bound either.
+        if ((st.st_dev != root_dev && !on_tmpfs(fd)) || depth + 1 >= max_depth) {
+          if (st.st_dev == root_dev || on_tmpfs(fd)) too_deep = true;
           ::close(fd);
           continue;
         }
