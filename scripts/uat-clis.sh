@@ -79,7 +79,7 @@ check_claude() {  # FILE NAME [expect_bad]
   bad=$(printf '%s\n' "$out" | grep -E "invalid entries|Failed schema|Unable to read managed|Invalid permission rule|was skipped|This field was ignored")
   # Positive evidence that Claude got past loading settings: the login check, or (with
   # failIfUnavailable and no bubblewrap here) the refusal the rendered file asked for.
-  if [ -z "$bad" ] && ! printf '%s' "$out" | grep -qE "Not logged in|refusing to start without a working sandbox"; then
+  if [ -z "$bad" ] && ! printf '%s' "$out" | grep -E "Not logged in|refusing to start without a working sandbox" >/dev/null; then
     bad="claude did not reach its login check: $(printf '%s' "$out" | head -3)"
   fi
   verdict "$2" "${3:-}" "$bad" "$out"
@@ -107,7 +107,7 @@ check_gemini() {
         env HOME="$home" GEMINI_SANDBOX=false timeout $TIMEOUT "$BIN/gemini" mcp list 2>&1)
   local bad
   bad=$(printf '%s\n' "$out" | grep -E -A3 "Invalid configuration|Error in|Security Warning|Skipping system settings")
-  if [ -z "$bad" ] && ! printf '%s' "$out" | grep -q "No MCP servers configured"; then
+  if [ -z "$bad" ] && ! printf '%s' "$out" | grep "No MCP servers configured" >/dev/null; then
     bad="gemini did not finish: $(printf '%s' "$out" | head -3)"
   fi
   verdict "$2" "${3:-}" "$bad" "$out"
@@ -137,7 +137,7 @@ check_opencode() {
         timeout $TIMEOUT "$BIN/opencode" debug config 2>&1)
   local rc=$? bad=""
   if [ $rc != 0 ]; then bad=$(printf '%s\n' "$out" | grep -E -A2 "Error|invalid|Expected" | head -6); [ -n "$bad" ] || bad="exit $rc"; fi
-  if [ $rc = 0 ] && ! printf '%s' "$out" | grep -q '"permission"'; then bad="managed permission not in the resolved config"; fi
+  if [ $rc = 0 ] && ! printf '%s' "$out" | grep '"permission"' >/dev/null; then bad="managed permission not in the resolved config"; fi
   rm -rf "$dir"
   verdict "$2" "${3:-}" "$bad" "$out"
 }

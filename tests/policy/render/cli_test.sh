@@ -15,7 +15,7 @@ check() {  # NAME EXPECTED_EXIT REGEX -- CMD...
   local out rc
   out=$("$@" 2>&1)
   rc=$?
-  if [ "$rc" = "$want" ] && printf '%s\n' "$out" | grep -Eq -- "$re"; then
+  if [ "$rc" = "$want" ] && printf '%s\n' "$out" | grep -E -- "$re" >/dev/null; then
     pass=$((pass + 1))
   else
     fail=$((fail + 1))
@@ -26,7 +26,7 @@ check() {  # NAME EXPECTED_EXIT REGEX -- CMD...
 refute() {  # NAME REGEX -- CMD...
   local name=$1 re=$2
   shift 3
-  if "$@" 2>&1 | grep -Eq -- "$re"; then fail=$((fail + 1)); echo "FAIL $name: output matches $re"; else pass=$((pass + 1)); fi
+  if "$@" 2>&1 | grep -E -- "$re" >/dev/null; then fail=$((fail + 1)); echo "FAIL $name: output matches $re"; else pass=$((pass + 1)); fi
 }
 
 check render_linux 0 'halo render: 5 files and manifest.json for 6 harnesses \(linux\)' -- "$halo" render --profile "$rich" --os linux --out "$tmp/linux"
