@@ -13,7 +13,9 @@ TEST(NormalizeHost, NastyCorpus) {
     HostResult r = normalize_host(row.raw);
     if (row.expected == nullptr) {
       EXPECT_FALSE(r) << "accepted as " << (r ? r.host->text : "");
-      if (!r) EXPECT_STRNE(r.error.reason, "");
+      if (!r) {
+        EXPECT_STRNE(r.error.reason, "");
+      }
     } else {
       ASSERT_TRUE(r) << r.error.reason;
       EXPECT_EQ(r.host->text, row.expected);
