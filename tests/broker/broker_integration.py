@@ -267,6 +267,26 @@ def run(halo, workdir, procs, c):
     for h in holders:
         h.close()
 
+    # --- EMFILE: the accept loop backs off and recovers --------------------------------
+    tight = os.path.join(workdir, "tight.yaml")
+    with open(tight, "w") as f:
+        f.write(f"egress:\n  default: deny\n  loopback: [{hp}]\n")
+    _, ep, _, eerr = start_broker(procs, "prlimit", tight, workdir, name="emfile",
+                                  extra=["--log-level", "warn"], prefix=["--nofile=40:40", halo])
+    flood = []
+    for _ in range(80):
+        try:
+            flood.append(socket.create_connection(("127.0.0.1", ep), timeout=2))
+        except OSError:
+            break
+    time.sleep(0.5)
+    for s in flood:
+        s.close()
+    time.sleep(0.5)
+    rc, out, e = curl("-x", f"http://127.0.0.1:{ep}", f"http://127.0.0.1:{hp}/after-emfile")
+    c.check("accept survives EMFILE (backs off, then serves)",
+            rc == 0 and '"/after-emfile"' in out and "Too many open files" in open(eerr).read(), e)
+
     # --- audit log: one line per decision, never secrets --------------------------------
     time.sleep(0.3)
     lines = audit_lines(audit)

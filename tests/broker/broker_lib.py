@@ -95,12 +95,12 @@ def make_cert(workdir, names):
     return cert, ctx
 
 
-def start_broker(procs, halo, profile, workdir, extra=(), name="broker"):
+def start_broker(procs, halo, profile, workdir, extra=(), name="broker", prefix=()):
     """Starts `halo broker` on 127.0.0.1:0; returns (process, port, audit path, stderr path)."""
     audit = os.path.join(workdir, f"{name}.audit.jsonl")
     err_path = os.path.join(workdir, f"{name}.stderr")
     err = open(err_path, "w")
-    p = procs.start([halo, "broker", "--profile", profile, "--listen", "127.0.0.1:0",
+    p = procs.start([halo, *prefix, "broker", "--profile", profile, "--listen", "127.0.0.1:0",
                      "--audit", audit, *extra], stdout=subprocess.DEVNULL, stderr=err)
     deadline = time.time() + 20
     while time.time() < deadline:
