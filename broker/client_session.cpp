@@ -87,11 +87,13 @@ asio::awaitable<std::pair<error_code, std::size_t>> ClientSession::fill(Millis d
   std::size_t cap = ctx_.limits.max_head_bytes;
   std::size_t old = in_.size();
   if (old >= cap) co_return std::pair{error_code(asio::error::no_buffer_space), std::size_t{0}};
-  std::size_t want = std::min<std::size_t>(cap - old, 16 * 1024);
-  in_.resize(old + want);
+  constexpr std::size_t kReadChunk = 16 * 1024;
+  std::size_t want = std::min<std::size_t>(cap - old, kReadChunk);
+  // Read into an uninitialized buffer and append what came: no zero-filling per read.
+  if (!read_buf_) read_buf_ = std::make_unique_for_overwrite<char[]>(kReadChunk);
   if (deadline <= Millis(0)) deadline = Millis(1);
-  auto [ec, n] = co_await read_some_for(client_, asio::buffer(in_.data() + old, want), deadline);
-  in_.resize(old + (ec ? 0 : n));
+  auto [ec, n] = co_await read_some_for(client_, asio::buffer(read_buf_.get(), want), deadline);
+  if (!ec) in_.append(read_buf_.get(), n);
   if (ec == asio::error::eof) co_return std::pair{error_code{}, std::size_t{0}};
   co_return std::pair{ec, ec ? 0 : n};
 }
@@ -154,6 +156,7 @@ asio::awaitable<void> ClientSession::tunnel(AuditRecord& rec) {
   std::string pending(in_);
   in_.clear();
   in_.shrink_to_fit();
+  read_buf_.reset();
   RelayResult r = co_await relay(client_, upstream_, pending, ctx_.limits);
   rec.bytes_up = r.up;
   rec.bytes_down = r.down;

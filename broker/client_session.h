@@ -59,6 +59,7 @@ class ClientSession final : public Abortable,
   tcp::socket upstream_;
   std::optional<std::uint16_t> forward_port_;
   std::string in_;  // client bytes read but not yet used; capped at max_head_bytes
+  std::unique_ptr<char[]> read_buf_;  // fill()'s read buffer, uninitialized; gone in a tunnel
   std::string peer_;
   std::uint64_t registry_id_ = 0;
 };

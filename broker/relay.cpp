@@ -77,7 +77,7 @@ asio::awaitable<void> pump(tcp::socket& from, tcp::socket& to, std::uint64_t& co
     }
     // Fill.
     if (!eof && held == 0) {
-      if (!use_splice && !buf) buf = std::make_unique<char[]>(limits.relay_buffer_bytes);
+      if (!use_splice && !buf) buf = std::make_unique_for_overwrite<char[]>(limits.relay_buffer_bytes);
       ssize_t n = use_splice ? ::splice(in, nullptr, pipe.w, nullptr, limits.splice_pipe_bytes,
                                         SPLICE_F_MOVE | SPLICE_F_NONBLOCK)
                              : ::recv(in, buf.get(), limits.relay_buffer_bytes, MSG_DONTWAIT);
