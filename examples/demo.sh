@@ -26,6 +26,10 @@ if "$halo" help render >/dev/null 2>&1; then
   say "find $out -type f"; find "$out" -type f | sort
 fi
 if "$halo" help run >/dev/null 2>&1; then
-  run "$halo" run --profile "$profile" -- sh -c 'echo inside: HALO_ENFORCEMENT=$HALO_ENFORCEMENT; curl -s -o /dev/null -w "pastebin: %{http_code}\n" https://pastebin.com/ || true'
+  # Inside: the proxy answers a denied CONNECT with 403 and names the rule; nothing else leaves.
+  run "$halo" run --profile "$profile" -- sh -c 'echo "inside: HALO_ENFORCEMENT=$HALO_ENFORCEMENT"
+    curl -s -o /dev/null -w "CONNECT pastebin.com:443 -> %{http_connect}\n" https://pastebin.com/
+    curl -s -D - -o /dev/null http://pastebin.com/ | grep -i "^x-halo-decision"
+    python3 -c "import socket; s=socket.socket(); s.settimeout(2); s.connect((\"198.51.100.7\", 80))" 2>&1 | tail -1'
 fi
 exit 0
