@@ -95,7 +95,7 @@ std::string AuditLog::format(const AuditRecord& r, const std::string& session_id
   field(out, "rule", r.rule);
   field(out, "resolved", r.resolved);
   field(out, "status", static_cast<std::int64_t>(r.status));
-  field(out, "decide_us", r.decide_us);
+  field(out, "decide_ns", r.decide_ns);
   field(out, "resolve_us", r.resolve_us);
   field(out, "connect_us", r.connect_us);
   field(out, "bytes_up", static_cast<std::int64_t>(r.bytes_up));

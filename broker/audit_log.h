@@ -3,7 +3,7 @@
 // request), written by a session's single close path. No Asio.
 //
 // Fields: time, session, transport, client, host, port, method, path (never the query),
-// verdict, reason, rule, resolved, status, decide_us, resolve_us, connect_us, bytes_up,
+// verdict, reason, rule, resolved, status, decide_ns, resolve_us, connect_us, bytes_up,
 // bytes_down, duration_ms, close_reason. Never credentials, Proxy-Authorization, query
 // strings or bodies: nothing here takes them.
 //
@@ -32,7 +32,7 @@ struct AuditRecord {
   std::string rule;       // the rule that decided, or the parse error
   std::string resolved;   // the address dialed (or last tried)
   int status = 0;         // HTTP status answered, or the SOCKS reply code
-  std::int64_t decide_us = -1;
+  std::int64_t decide_ns = -1;  // normalize + decide: tens of ns, so not in µs
   std::int64_t resolve_us = -1;
   std::int64_t connect_us = -1;
   std::uint64_t bytes_up = 0;    // client -> upstream, after the request head

@@ -31,7 +31,7 @@ std::error_code BrokerImpl::ensure_dns_filter() {
     r.reason = e.reason;
     r.rule = e.rule;
     r.resolved = e.answer;
-    r.decide_us = std::chrono::duration_cast<std::chrono::microseconds>(e.decide_time).count();
+    r.decide_ns = std::chrono::duration_cast<std::chrono::nanoseconds>(e.decide_time).count();
     r.close_reason = e.forwarded ? "forwarded" : "";
     audit_.write(r);
   };

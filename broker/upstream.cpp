@@ -80,16 +80,38 @@ const char* to_string(DialOutcome o) {
   return "unreachable";
 }
 
+namespace {
+
+std::int64_t nanos_since(Clock::time_point t0) {
+  return std::chrono::duration_cast<std::chrono::nanoseconds>(Clock::now() - t0).count();
+}
+
+}  // namespace
+
+std::string malformed_host_label(std::string_view raw) {
+  std::string_view shown = raw;
+  if (auto at = shown.rfind('@'); at != std::string_view::npos) shown.remove_prefix(at + 1);
+  std::string out;
+  for (char c : shown.substr(0, 64)) {
+    bool ok = (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+              c == '.' || c == '-' || c == '_' || c == '[' || c == ']' || c == ':';
+    out.push_back(ok ? c : '?');
+  }
+  return "(malformed, " + std::to_string(raw.size()) + " bytes) " + out;
+}
+
 asio::awaitable<DialOutcome> dial_upstream(Context& ctx, std::string_view raw_host,
                                            std::uint16_t port, const char* transport,
                                            tcp::socket& out, AuditRecord& audit) {
   auto t0 = Clock::now();
-  audit.host = std::string(raw_host);
   audit.port = port;
   policy::HostResult hr = policy::normalize_host(raw_host);
   if (!hr) {
+    // Untrusted bytes that are not a host (a SOCKS domain may be "user:pw@host"): the audit
+    // and the report get a sanitized stand-in, never the raw text.
+    audit.host = malformed_host_label(raw_host);
     auto d = ctx.rules.decide(raw_host, port);
-    audit.decide_us = micros_since(t0);
+    audit.decide_ns = nanos_since(t0);
     co_return deny(ctx, d, transport, audit);
   }
   policy::NormalizedHost host = std::move(*hr.host);
@@ -101,7 +123,7 @@ asio::awaitable<DialOutcome> dial_upstream(Context& ctx, std::string_view raw_ho
   }
   audit.host = host.text;
   policy::Decision d = ctx.rules.decide(host, port);
-  audit.decide_us = micros_since(t0);
+  audit.decide_ns = nanos_since(t0);
   if (!d.allowed()) co_return deny(ctx, d, transport, audit);
   audit.reason = policy::to_string(d.reason);
   audit.rule = d.rule();

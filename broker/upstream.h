@@ -25,6 +25,10 @@ enum class DialOutcome : std::uint8_t {
 
 const char* to_string(DialOutcome o);
 
+// The audit's stand-in for a host that did not normalize: the text after any '@', cut to
+// 64 bytes, every byte outside [A-Za-z0-9.-_:[]] as '?', with the original length.
+std::string malformed_host_label(std::string_view raw);
+
 // Fills `audit` (host, verdict, reason, rule, resolved, decide/resolve/connect times) and
 // counts the decision in the broker's stats. On `connected`, `out` is open and non-blocking.
 boost::asio::awaitable<DialOutcome> dial_upstream(Context& ctx, std::string_view raw_host,

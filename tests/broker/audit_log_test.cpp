@@ -1,3 +1,4 @@
+#include "broker/upstream.h"
 #include <gtest/gtest.h>
 
 #include "broker/audit_log.h"
@@ -21,6 +22,30 @@ TEST(AuditLog, OneJsonLineWithEscapes) {
   EXPECT_NE(line.find("\"path\":\"/p\\\"q\""), std::string::npos);
   EXPECT_NE(line.find("\"session\":\"s1\""), std::string::npos);
   EXPECT_NE(line.find("(x.yaml:3)\\n\""), std::string::npos);
+}
+
+}  // namespace
+}  // namespace halo::broker
+
+namespace halo::broker {
+namespace {
+
+TEST(MalformedHostLabel, NeverCarriesCredentialsOrRawBytes) {
+  struct Row {
+    const char* name;
+    std::string raw;
+    std::string want;
+  };
+  const Row rows[] = {
+      {"userinfo_dropped", "alice:hunter2@evil.example", "(malformed, 26 bytes) evil.example"},
+      {"control_bytes", std::string("a\x01\nb", 4), "(malformed, 4 bytes) a??b"},
+      {"long_cut", std::string(300, 'x'), "(malformed, 300 bytes) " + std::string(64, 'x')},
+      {"spaces", "a b", "(malformed, 3 bytes) a?b"},
+  };
+  for (const auto& r : rows) {
+    SCOPED_TRACE(r.name);
+    EXPECT_EQ(malformed_host_label(r.raw), r.want);
+  }
 }
 
 }  // namespace
