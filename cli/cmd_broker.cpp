@@ -15,13 +15,24 @@
 #include "broker/broker.h"
 #include "cli/commands.h"
 #include "cli/policy_args.h"
+#include "policy/ip_address.h"
 
 namespace halo::cli {
 namespace {
 
+// "127.0.0.1:P", "[::1]:P", "localhost:P" (and every 127/8 address) are loopback.
+bool listen_is_loopback(const std::string& addr_port) {
+  std::string host = addr_port.substr(0, addr_port.rfind(':'));
+  if (host.size() >= 2 && host.front() == '[' && host.back() == ']') host = host.substr(1, host.size() - 2);
+  if (host == "localhost") return true;
+  auto ip = policy::IpAddress::parse_strict(host);
+  return ip && policy::judge_address(*ip).cls == policy::AddressClass::loopback;
+}
+
 struct BrokerArgs {
   PolicyArgs policy;
   std::string listen;
+  bool allow_remote = false;
   std::string dns;
   std::string dns_mode = "synthetic";
   std::string audit;
@@ -66,6 +77,19 @@ void run_broker(BrokerArgs& a) {
   sigaddset(&set, SIGTERM);
   pthread_sigmask(SIG_BLOCK, &set, nullptr);
   signal(SIGPIPE, SIG_IGN);
+
+  // The broker has no client authentication: on a non-loopback address every host that
+  // can reach it gets this session's egress, loopback grants and allowedAddresses.
+  if (!listen_is_loopback(a.listen) || (!a.dns.empty() && !listen_is_loopback(a.dns))) {
+    if (!a.allow_remote) {
+      std::cerr << "halo: broker: refusing a non-loopback listen address (it would be an open "
+                   "proxy with this policy's grants); listen on 127.0.0.1 or ::1, or pass "
+                   "--allow-remote\n";
+      throw Exit{2};
+    }
+    std::cerr << "halo: broker: warning: listening beyond loopback (--allow-remote): any host "
+                 "that reaches this port gets this policy's egress and loopback grants\n";
+  }
 
   std::error_code ec;
   auto b = broker::Broker::create(std::move(o), ec);
@@ -115,6 +139,8 @@ void add_broker_command(CLI::App& app) {
   args->policy.add_to(cmd);
   cmd->add_option("--listen", args->listen, "ADDR:PORT to listen on (port 0 picks one)")->required();
   cmd->add_option("--dns", args->dns, "ADDR:PORT for the DNS filter (UDP and TCP)");
+  cmd->add_flag("--allow-remote", args->allow_remote,
+                "Allow a listen address beyond loopback (the broker has no client authentication)");
   cmd->add_option("--dns-mode", args->dns_mode,
                   "synthetic: allowed names get session addresses (default); real: their "
                   "real, vetted addresses")

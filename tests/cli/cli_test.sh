@@ -63,6 +63,10 @@ check json 1 '"rule": "deniedDomains: pastebin.com' -- "$halo" egress test https
 check json_verdict 0 '"verdict": "allow"' -- "$halo" egress test https://github.com/ $P --json
 check ring 1 'deniedDomains: gist.github.com' -- "$halo" egress test https://gist.github.com/ --ring ring0 --policy-dir "$ex/policy-dir"
 
+# The broker has no client authentication: beyond loopback only on request.
+check broker_refuses_open_proxy 2 'refusing a non-loopback listen address' -- "$halo" broker $P --listen 0.0.0.0:0
+check broker_refuses_open_dns 2 'refusing a non-loopback listen address' -- "$halo" broker $P --listen 127.0.0.1:0 --dns 0.0.0.0:0
+
 # Secrets in the target never come back out.
 refute no_userinfo 'hunter2|alice' -- "$halo" egress test 'https://alice:hunter2@github.com/x' $P
 refute no_query 'token=|SECRET' -- "$halo" egress test 'https://github.com/x?token=SECRET' $P --json
