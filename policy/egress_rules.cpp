@@ -228,6 +228,10 @@ Decision EgressRules::decide_name(std::string_view name, std::optional<std::uint
     d.domain = allow;
     return d;
   }
+  return by_default(d);
+}
+
+Decision EgressRules::by_default(Decision d) const {
   d.reason = Reason::default_action;
   d.default_action = default_;
   d.verdict = default_ == DefaultAction::allow ? Verdict::allow : Verdict::deny;
@@ -292,10 +296,7 @@ Decision EgressRules::decide_ip(const IpAddress& ip, std::optional<std::uint16_t
     d.address_grant = g;
     return d;
   }
-  d.reason = Reason::default_action;
-  d.default_action = default_;
-  d.verdict = default_ == DefaultAction::allow ? Verdict::allow : Verdict::deny;
-  return d;
+  return by_default(d);
 }
 
 // (vet) A CNAME to a localhost name is judged like an answer of 127.0.0.1: allowed only

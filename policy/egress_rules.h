@@ -131,6 +131,8 @@ class EgressRules {
   void rebuild_table();
   const Slot* find(std::string_view key, std::uint64_t hash) const;
   Decision decide_ip(const IpAddress& ip, std::optional<std::uint16_t> port) const;
+  // `d` decided by egress.default (nothing else matched).
+  Decision by_default(Decision d) const;
   // The allowedAddresses entry covering the address or the IPv4 it embeds, if any.
   const AddressGrant* address_grant_for(const IpAddress& address, const IpAddress& embedded) const;
   Decision loopback(std::optional<std::uint16_t> port, const AddressJudgement* j) const;
