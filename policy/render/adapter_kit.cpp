@@ -103,6 +103,15 @@ AdapterResult ResultBuilder::take() {
   return std::move(result_);
 }
 
+AdapterResult ResultBuilder::take_sandbox_off() {
+  hold(Field::sandbox_mode, Holder::native, EnforcementLevel::full,
+       "nothing rendered: the policy turns the sandbox off");
+  hold(Field::egress_default, Holder::none, EnforcementLevel::full, "nothing to hold");
+  hold(Field::require, Holder::native, EnforcementLevel::full, "nothing required");
+  gateway(Holder::native);
+  return take();
+}
+
 bool policy_allows(const policy::Policy& p, std::string_view host) {
   return p.egress_rules().decide(host, std::nullopt).allowed();
 }

@@ -35,6 +35,9 @@ class ResultBuilder {
   const Target& target() const { return result_.target; }
   bool in_effect(Field f) const { return field_in_effect(policy_, f); }
   AdapterResult take();
+  // For a harness that renders nothing when the policy turns the sandbox off: the mode is
+  // held (off is off), the default has nothing to hold, nothing is required.
+  AdapterResult take_sandbox_off();
 
  private:
   FieldReport* find(Field f);

@@ -69,12 +69,7 @@ AdapterResult render_copilot_cli(const policy::Policy& p, const Target& t) {
     return b.take();
   }
   if (p.sandbox.mode == policy::SandboxMode::off) {
-    b.hold(Field::sandbox_mode, Holder::native, EnforcementLevel::full,
-           "nothing rendered: the policy turns the sandbox off");
-    b.hold(Field::egress_default, Holder::none, EnforcementLevel::full, "nothing to hold");
-    b.hold(Field::require, Holder::native, EnforcementLevel::full, "nothing required");
-    b.gateway(Holder::native);
-    return b.take();
+    return b.take_sandbox_off();
   }
   if (t.os != Os::linux_os) {
     b.warn(std::string("the managed file path on ") + to_string(t.os) +

@@ -27,12 +27,7 @@ AdapterResult render_cursor(const policy::Policy& p, const Target& t) {
          "~/.cursor/cli-config.json");
 
   if (p.sandbox.mode == policy::SandboxMode::off) {
-    b.hold(Field::sandbox_mode, Holder::native, EnforcementLevel::full,
-           "nothing rendered: the policy turns the sandbox off");
-    b.hold(Field::egress_default, Holder::none, EnforcementLevel::full, "nothing to hold");
-    b.hold(Field::require, Holder::native, EnforcementLevel::full, "nothing required");
-    b.gateway(Holder::native);
-    return b.take();
+    return b.take_sandbox_off();
   }
 
   Json cfg = Json::object();
