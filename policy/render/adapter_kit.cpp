@@ -103,6 +103,13 @@ AdapterResult ResultBuilder::take() {
   return std::move(result_);
 }
 
+void ResultBuilder::broker_all_egress(const std::string& why) {
+  for (Field f : {Field::egress_default, Field::allowed_domains, Field::presets,
+                  Field::denied_domains, Field::loopback, Field::allowed_addresses}) {
+    broker(f, why);
+  }
+}
+
 AdapterResult ResultBuilder::take_sandbox_off() {
   hold(Field::sandbox_mode, Holder::native, EnforcementLevel::full,
        "nothing rendered: the policy turns the sandbox off");

@@ -22,6 +22,8 @@ class ResultBuilder {
   // The broker holds it under `halo run` (level: broker_level(os)); warns with `why`
   // (the reason the harness itself cannot).
   void broker(Field f, std::string why);
+  // Every egress field (default, allowed, presets, denied, loopback, addresses) by the broker.
+  void broker_all_egress(const std::string& why);
   // Nobody holds it; warns with `why`.
   void none(Field f, std::string why);
   void warn(Field f, std::string reason);

@@ -59,12 +59,7 @@ AdapterResult render_gemini_cli(const policy::Policy& p, const Target& t) {
 
   const std::string no_egress =
       "Gemini CLI cannot limit egress by host (a sandbox's network is all or nothing)";
-  b.broker(Field::egress_default, no_egress);
-  b.broker(Field::allowed_domains, no_egress);
-  b.broker(Field::presets, no_egress);
-  b.broker(Field::denied_domains, no_egress);
-  b.broker(Field::loopback, no_egress);
-  b.broker(Field::allowed_addresses, no_egress);
+  b.broker_all_egress(no_egress);
   b.broker(Field::require, "Gemini CLI has no fail-if-unavailable switch; `halo run` refuses "
                            "to start below enforcement.require");
   b.gateway(Holder::broker);

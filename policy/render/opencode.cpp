@@ -86,12 +86,7 @@ AdapterResult render_opencode(const policy::Policy& p, const Target& t) {
 
   std::string why = "OpenCode cannot limit egress by host (webfetch is \"" + webfetch +
                     "\" for every URL and bash is unconfined)";
-  b.broker(Field::egress_default, why);
-  b.broker(Field::allowed_domains, why);
-  b.broker(Field::presets, why);
-  b.broker(Field::denied_domains, why);
-  b.broker(Field::loopback, why);
-  b.broker(Field::allowed_addresses, why);
+  b.broker_all_egress(why);
   if (deny_default && !allow_entries(p).empty()) {
     b.warn(Field::allowed_domains, "webfetch is denied outright, stricter than the policy: the "
                                    "fetch tool cannot reach allowed hosts either");
