@@ -1,5 +1,6 @@
 // Fuzzes host normalization and decide with untrusted host text. Checks, beyond "no
-// crash": normalization is idempotent, and a host decides the same as its canonical form.
+// crash": normalization is idempotent, the canonical fast path agrees with it, and a host
+// decides the same as its canonical form.
 #include <cstdint>
 #include <cstdlib>
 #include <string>
@@ -26,6 +27,12 @@ const halo::policy::Policy& policy() {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   std::string_view raw(reinterpret_cast<const char*>(data), size);
   auto h = halo::policy::normalize_host(raw);
+  // The canonical fast path must agree with full normalization: a name it accepts is a
+  // valid name that normalizes to itself.
+  if (halo::policy::is_canonical_name(raw) &&
+      (!h || h.host->kind != halo::policy::NormalizedHost::Kind::name || h.host->text != raw)) {
+    std::abort();
+  }
   const auto& rules = policy().egress_rules();
   auto d = rules.decide(raw, std::uint16_t{8080});
   (void)d.rule();

@@ -7,6 +7,8 @@ namespace halo::policy {
 namespace {
 
 constexpr std::uint64_t kSeed = 0x9e3779b97f4a7c15ull;
+// The Bloom filter's bits come from a different mix than the table index.
+constexpr std::uint64_t kBloomSalt = 0x5851f42d4c957f2dull;
 
 // A label's hash, eight bytes at a time (labels are at most 63 octets).
 inline std::uint64_t label_hash(const char* p, std::size_t len) {
@@ -87,10 +89,21 @@ EgressRules::EgressRules(const EgressPolicy& egress, std::span<const IpAddress> 
   while (size < entries_.size() * 2 + 2) size <<= 1;
   table_.assign(size, Bucket{});
   mask_ = size - 1;
+  std::size_t bits = 512;
+  while (bits < entries_.size() * 16) bits <<= 1;
+  bloom_.assign(bits / 64, 0);
+  bloom_mask_ = bits - 1;
   for (std::size_t i = 0; i < entries_.size(); ++i) add(entries_[i], i < denied);
   loopback_ = egress.loopback;
   addresses_ = egress.allowed_addresses;
   default_ = egress.effective_default();
+}
+
+inline bool EgressRules::maybe_key(std::uint64_t hash) const {
+  const std::uint64_t m = spread(hash ^ kBloomSalt);
+  const std::uint64_t a = m & bloom_mask_;
+  const std::uint64_t b = (m >> 32) & bloom_mask_;
+  return ((bloom_[a >> 6] >> (a & 63)) & (bloom_[b >> 6] >> (b & 63)) & 1u) != 0;
 }
 
 const EgressRules::Slot* EgressRules::find(std::string_view key, std::uint64_t hash) const {
@@ -123,6 +136,11 @@ void EgressRules::add(const DomainEntry& e, bool deny) {
       }
     }
     slot = &slots_.back();
+    const std::uint64_t m = spread(hash ^ kBloomSalt);
+    const std::uint64_t a = m & bloom_mask_;
+    const std::uint64_t b = (m >> 32) & bloom_mask_;
+    bloom_[a >> 6] |= std::uint64_t{1} << (a & 63);
+    bloom_[b >> 6] |= std::uint64_t{1} << (b & 63);
     min_key_ = std::min(min_key_, key.size());
     max_key_ = std::max(max_key_, key.size());
   }
@@ -150,17 +168,13 @@ Decision EgressRules::decide(const NormalizedHost& host, std::optional<std::uint
   return decide_name(host.text, port);
 }
 
-Decision EgressRules::loopback(std::optional<std::uint16_t> port, const AddressJudgement* j) const {
-  Decision d;
-  if (j != nullptr) {
-    d.address = *j;
-    d.has_address = true;
-  }
+void EgressRules::loopback(Decision& d, std::optional<std::uint16_t> port) const {
   if (!port) {
     d.verdict = Verdict::deny;
     d.reason = Reason::port_required;
     d.detail = "a loopback target needs a port (loopback is granted per port)";
-    return d;
+    d.port = 0;
+    return;
   }
   d.port = *port;
   for (const auto& g : loopback_) {
@@ -168,12 +182,11 @@ Decision EgressRules::loopback(std::optional<std::uint16_t> port, const AddressJ
       d.verdict = Verdict::allow;
       d.reason = Reason::loopback_grant;
       d.grant = &g;
-      return d;
+      return;
     }
   }
   d.verdict = Verdict::deny;
   d.reason = Reason::loopback_no_grant;
-  return d;
 }
 
 Decision EgressRules::decide_name(std::string_view name, std::optional<std::uint16_t> port) const {
@@ -200,7 +213,7 @@ Decision EgressRules::decide_name(std::string_view name, std::optional<std::uint
       h = fold(h, label_hash(name.data() + i + 1, end - i - 1));
       end = i;
       std::size_t len = n - i - 1;
-      if (len >= min_key_ && len <= max_key_) {
+      if (len >= min_key_ && len <= max_key_ && maybe_key(h)) {
         if (const Slot* s = find(name.substr(i + 1), h)) {
           if (s->deny_wild) deny = s->deny_wild;
           if (s->allow_wild) allow = s->allow_wild;
@@ -208,7 +221,7 @@ Decision EgressRules::decide_name(std::string_view name, std::optional<std::uint
       }
     }
     h = fold(h, label_hash(name.data(), end));
-    if (n >= min_key_ && n <= max_key_) {
+    if (n >= min_key_ && n <= max_key_ && maybe_key(h)) {
       if (const Slot* s = find(name, h)) {
         if (s->deny_exact) deny = s->deny_exact;
         if (s->allow_exact) allow = s->allow_exact;
@@ -221,21 +234,22 @@ Decision EgressRules::decide_name(std::string_view name, std::optional<std::uint
     d.domain = deny;
     return d;
   }
-  if (is_localhost_name(name)) return loopback(port, nullptr);
-  if (allow != nullptr) {
+  if (is_localhost_name(name)) {
+    loopback(d, port);
+  } else if (allow != nullptr) {
     d.verdict = Verdict::allow;
     d.reason = Reason::allowed_domain;
     d.domain = allow;
-    return d;
+  } else {
+    by_default(d);
   }
-  return by_default(d);
+  return d;
 }
 
-Decision EgressRules::by_default(Decision d) const {
+void EgressRules::by_default(Decision& d) const {
   d.reason = Reason::default_action;
   d.default_action = default_;
   d.verdict = default_ == DefaultAction::allow ? Verdict::allow : Verdict::deny;
-  return d;
 }
 
 const AddressGrant* EgressRules::address_grant_for(const IpAddress& address,
@@ -252,10 +266,16 @@ Decision EgressRules::check_address(const IpAddress& address, std::uint16_t port
   d.address = judge_address(address);
   d.has_address = true;
   const AddressClass cls = d.address.cls;
-  if (cls == AddressClass::loopback) return loopback(port, &d.address);
+  if (cls == AddressClass::loopback) {
+    loopback(d, port);
+    return d;
+  }
   // The broker dials from this host: its own addresses reach its services like loopback.
   for (const auto& h : host_addresses_) {
-    if (h == address || h == d.address.judged) return loopback(port, &d.address);
+    if (h == address || h == d.address.judged) {
+      loopback(d, port);
+      return d;
+    }
   }
   if (port == 0) {
     d.verdict = Verdict::deny;
@@ -285,8 +305,14 @@ Decision EgressRules::check_address(const IpAddress& address, std::uint16_t port
 }
 
 Decision EgressRules::decide_ip(const IpAddress& ip, std::optional<std::uint16_t> port) const {
-  AddressJudgement j = judge_address(ip);
-  if (j.cls == AddressClass::loopback) return loopback(port, &j);
+  const AddressJudgement j = judge_address(ip);
+  if (j.cls == AddressClass::loopback) {
+    Decision d;
+    d.address = j;
+    d.has_address = true;
+    loopback(d, port);
+    return d;
+  }
   Decision d = check_address(ip, port.value_or(1));
   d.port = port.value_or(0);
   if (!d.allowed() || d.address_grant != nullptr) return d;
@@ -294,9 +320,10 @@ Decision EgressRules::decide_ip(const IpAddress& ip, std::optional<std::uint16_t
   if (const AddressGrant* g = address_grant_for(ip, j.judged)) {
     d.reason = Reason::address_granted;
     d.address_grant = g;
-    return d;
+  } else {
+    by_default(d);
   }
-  return by_default(d);
+  return d;
 }
 
 // (vet) A CNAME to a localhost name is judged like an answer of 127.0.0.1: allowed only

@@ -130,17 +130,27 @@ class EgressRules {
   void add(const DomainEntry& e, bool deny);
   void rebuild_table();
   const Slot* find(std::string_view key, std::uint64_t hash) const;
+  // A Bloom filter of key hashes in front of the table: most suffixes of most names are no
+  // key, and the filter (about 16 bits per key, L1-sized at 10 000 rules) answers that
+  // without touching the table. False positives only cost the probe they would have cost.
+  bool maybe_key(std::uint64_t hash) const;
   Decision decide_ip(const IpAddress& ip, std::optional<std::uint16_t> port) const;
+  // The helpers below fill `d` in place: every public function builds one named Decision
+  // and returns it, so it is constructed in the caller's slot (copying a partly written
+  // Decision out of a temporary stalled on store forwarding, ~15 ns a decision).
   // `d` decided by egress.default (nothing else matched).
-  Decision by_default(Decision d) const;
+  void by_default(Decision& d) const;
   // The allowedAddresses entry covering the address or the IPv4 it embeds, if any.
   const AddressGrant* address_grant_for(const IpAddress& address, const IpAddress& embedded) const;
-  Decision loopback(std::optional<std::uint16_t> port, const AddressJudgement* j) const;
+  // `d` is a loopback target (its address, if any, already set): the grant for the port.
+  void loopback(Decision& d, std::optional<std::uint16_t> port) const;
 
   std::vector<DomainEntry> entries_;  // owns every pattern; slots_ point into it
   std::string keys_;                  // every distinct key, back to back
   std::vector<Slot> slots_;
   std::vector<Bucket> table_;  // power-of-two size, at most half full
+  std::vector<std::uint64_t> bloom_;  // power-of-two count of bits
+  std::uint64_t bloom_mask_ = 0;      // bit count - 1
   std::uint64_t mask_ = 0;
   std::size_t min_key_ = ~std::size_t{0};  // shortest key: shorter suffixes are not probed
   std::size_t max_key_ = 0;                // longest key: longer suffixes are not probed

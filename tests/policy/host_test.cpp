@@ -23,6 +23,26 @@ TEST(NormalizeHost, NastyCorpus) {
   }
 }
 
+// The one-pass fast path (is_canonical_name) accepts exactly the names that normalize to
+// themselves, across the corpus and the label/length edges.
+TEST(NormalizeHost, CanonicalFastPathAgreesWithNormalization) {
+  std::vector<std::string> inputs = {"a", "a-b.c", "-a.b", "a-.b", "a..b", ".a", "a.", "a.b-",
+                                     "a_b.c", "A.b", "0x1f", "1.2.3.4", "a.0x1g", "a.123",
+                                     "xn--bcher-kva.example", std::string(63, 'a') + ".b",
+                                     std::string(64, 'a') + ".b", "a b", "a/b", "a\x7f"};
+  for (const auto& row : testing::nasty_hosts()) inputs.emplace_back(row.raw);
+  for (const auto& raw : inputs) {
+    SCOPED_TRACE(raw);
+    HostResult r = normalize_host(raw);
+    bool self = r && r.host->kind == NormalizedHost::Kind::name && r.host->text == raw;
+    if (is_canonical_name(raw)) {
+      EXPECT_TRUE(self);
+    } else if (raw.find("xn--") == std::string::npos) {
+      EXPECT_FALSE(self);  // only A-labels leave the fast path while already canonical
+    }
+  }
+}
+
 TEST(NormalizeHost, NameLengthLimit) {
   std::string label(63, 'a');
   std::string name = label + "." + label + "." + label + "." + std::string(61, 'a');  // 253
