@@ -89,20 +89,28 @@ SQUID_VERSION=$("$SQUID" -v | head -1 | awk '{print $4}')
 declare -A R
 HALO_IDLE=$(rss_kib $HALO_PID); SQUID_IDLE=$(rss_kib $SQUID_PID)
 
-measure() {  # name, extra args for load_client (target spec for echo and source)
-  local name=$1 echo_to=$2 src_to=$3 proxy=$4
+cpu_ticks() { [ -n "$1" ] && awk '{print $14+$15}' "/proc/$1/stat" || echo 0; }
+
+measure() {  # name, echo target, source target, proxy IP:PORT ("" direct), proxy pid
+  local name=$1 echo_to=$2 src_to=$3 proxy=$4 pid=${5:-}
   local pargs=(); [ -n "$proxy" ] && pargs=(--proxy "$proxy")
   timeout 120 "$LOAD" latency --to "$echo_to" "${pargs[@]}" -n 200 >/dev/null  # warm up
   local out; out=$(timeout 300 "$LOAD" latency --to "$echo_to" "${pargs[@]}" -n "$N_LAT")
   R[$name.p50]=$(json "$out" p50_us); R[$name.p99]=$(json "$out" p99_us)
-  local rates=() tps=()
+  local rates=() tps=() cpus=()
   for _ in $(seq "$RUNS"); do
+    local t0; t0=$(cpu_ticks "$pid")
     out=$(timeout 120 "$LOAD" rate --to "$echo_to" "${pargs[@]}" -c "$CONC" -d "$SECS")
+    local t1; t1=$(cpu_ticks "$pid")
     rates+=("$(json "$out" conns_per_s)")
+    # The proxy's own CPU (user + system, clock ticks) per connection served: what a
+    # connection costs the proxy, whoever else is contending for these cores.
+    cpus+=("$(python3 -c "import sys; print((int(sys.argv[2])-int(sys.argv[1]))*1e6/$(getconf CLK_TCK)/max(1,int(sys.argv[3])))" "$t0" "$t1" "$(json "$out" conns)")")
     out=$(timeout 120 "$LOAD" throughput --to "$src_to" "${pargs[@]}" --bytes "$BYTES")
     tps+=("$(json "$out" mb_per_s)")
   done
   R[$name.rate]=$(median "${rates[@]}"); R[$name.tput]=$(median "${tps[@]}")
+  if [ -n "$pid" ]; then R[$name.cpu]=$(median "${cpus[@]}"); fi
 }
 
 idle_tunnels() {  # name pid proxy
@@ -119,11 +127,11 @@ idle_tunnels() {  # name pid proxy
 echo "measuring direct..." >&2
 measure direct "127.0.0.1:$ECHO" "127.0.0.1:$SOURCE" ""
 echo "measuring halo broker..." >&2
-measure halo "bench.test:$ECHO" "bench.test:$SOURCE" "127.0.0.1:$HALO_PORT"
+measure halo "bench.test:$ECHO" "bench.test:$SOURCE" "127.0.0.1:$HALO_PORT" "$HALO_PID"
 idle_tunnels halo $HALO_PID "127.0.0.1:$HALO_PORT"
 R[halo.rss_peak]=$(awk '/VmHWM/ {print $2}' /proc/$HALO_PID/status)
 echo "measuring squid $SQUID_VERSION..." >&2
-measure squid "bench.test:$ECHO" "bench.test:$SOURCE" "127.0.0.1:$SQUID_PORT"
+measure squid "bench.test:$ECHO" "bench.test:$SOURCE" "127.0.0.1:$SQUID_PORT" "$SQUID_PID"
 idle_tunnels squid $SQUID_PID "127.0.0.1:$SQUID_PORT"
 R[squid.rss_peak]=$(awk '/VmHWM/ {print $2}' /proc/$SQUID_PID/status)
 
@@ -138,6 +146,7 @@ print("|---|---:|---:|---:|")
 print(f"| CONNECT+echo p50 (us, sequential) | {R['direct.p50']:.0f} | {R['halo.p50']:.0f} | {R['squid.p50']:.0f} |")
 print(f"| CONNECT+echo p99 (us) | {R['direct.p99']:.0f} | {R['halo.p99']:.0f} | {R['squid.p99']:.0f} |")
 print(f"| conns/s at 50 concurrent | {R['direct.rate']:.0f} | {R['halo.rate']:.0f} | {R['squid.rate']:.0f} |")
+print(f"| proxy CPU per connection (us) | - | {R['halo.cpu']:.1f} | {R['squid.cpu']:.1f} |")
 print(f"| one-tunnel throughput (MB/s) | {R['direct.tput']:.0f} | {R['halo.tput']:.0f} | {R['squid.tput']:.0f} |")
 print(f"| RSS idle (MiB) | - | {halo_idle/1024:.1f} | {squid_idle/1024:.1f} |")
 print(f"| RSS with {idle} idle tunnels (MiB) | - | {R['halo.rss_idle_tunnels']/1024:.1f} (held {R['halo.held']:.0f}) | {R['squid.rss_idle_tunnels']/1024:.1f} (held {R['squid.held']:.0f}) |")
@@ -145,6 +154,7 @@ print(f"| peak RSS over the run (MiB) | - | {R['halo.rss_peak']/1024:.1f} | {R['
 print()
 print(f"added p50 over direct: halo {R['halo.p50']-R['direct.p50']:.0f} us (target <= 100), squid {R['squid.p50']-R['direct.p50']:.0f} us")
 print(f"conns/s: halo/squid = {R['halo.rate']/R['squid.rate']:.2f}x (target >= 2x); halo/direct = {R['halo.rate']/R['direct.rate']:.2f}")
+print(f"proxy CPU per connection: squid/halo = {R['squid.cpu']/R['halo.cpu']:.2f}x (connections one core can carry: halo {1e6/R['halo.cpu']:.0f}/s, squid {1e6/R['squid.cpu']:.0f}/s)")
 print(f"throughput: halo/direct = {100*R['halo.tput']/R['direct.tput']:.0f}% (target >= 60%); squid/direct = {100*R['squid.tput']/R['direct.tput']:.0f}%")
 print(f"RSS: halo idle {halo_idle/1024:.1f} MiB (target <= 8), with {idle} tunnels {R['halo.rss_idle_tunnels']/1024:.1f} MiB (target <= 32)")
 PY

@@ -53,7 +53,8 @@ asio::awaitable<void> accept_loop(std::shared_ptr<Context> shared, tcp::acceptor
   for (;;) {
     // The session's thread: its socket is registered with that thread's io_context.
     tcp::socket sock(executors[next++ % executors.size()]);
-    auto [ec] = co_await acc.async_accept(sock, kTuple);
+    tcp::endpoint peer;  // from accept itself: no getpeername per connection
+    auto [ec] = co_await acc.async_accept(sock, peer, kTuple);
     if (ec == asio::error::operation_aborted || !acc.is_open()) co_return;
     if (ec) {
       // EMFILE and friends: back off and re-arm; the listener never dies of it.
@@ -80,7 +81,7 @@ asio::awaitable<void> accept_loop(std::shared_ptr<Context> shared, tcp::acceptor
       continue;
     }
     ctx.open_connections.fetch_add(1, std::memory_order_relaxed);
-    ClientSession::start(std::make_shared<ClientSession>(shared, std::move(sock), forward_port));
+    ClientSession::start(std::make_shared<ClientSession>(shared, std::move(sock), peer, forward_port));
   }
 }
 

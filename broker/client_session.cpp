@@ -14,15 +14,15 @@
 namespace halo::broker {
 
 ClientSession::ClientSession(std::shared_ptr<Context> ctx, tcp::socket client,
-                             std::optional<std::uint16_t> forward_port)
-    : ctx_owner_(std::move(ctx)), ctx_(*ctx_owner_), client_(std::move(client)), upstream_(client_.get_executor()),
+                             const tcp::endpoint& peer, std::optional<std::uint16_t> forward_port)
+    : ctx_owner_(std::move(ctx)),
+      ctx_(*ctx_owner_),
+      client_(std::move(client)),
+      upstream_(client_.get_executor()),
       forward_port_(forward_port) {
+  peer_ = peer.address().is_v6() ? "[" + peer.address().to_string() + "]" : peer.address().to_string();
+  peer_ += ":" + std::to_string(peer.port());
   error_code ec;
-  auto ep = client_.remote_endpoint(ec);
-  if (!ec) {
-    peer_ = ep.address().is_v6() ? "[" + ep.address().to_string() + "]" : ep.address().to_string();
-    peer_ += ":" + std::to_string(ep.port());
-  }
   client_.set_option(tcp::no_delay(true), ec);
 }
 

@@ -27,7 +27,8 @@ class ClientSession final : public Abortable,
                             public std::enable_shared_from_this<ClientSession> {
  public:
   // `forward_port`: set for a loopback-forward listener's connection.
-  ClientSession(std::shared_ptr<Context> ctx, tcp::socket client,
+  // `peer`: the client's address as accept returned it.
+  ClientSession(std::shared_ptr<Context> ctx, tcp::socket client, const tcp::endpoint& peer,
                 std::optional<std::uint16_t> forward_port);
   ~ClientSession() override;
 

@@ -22,7 +22,7 @@ asio::awaitable<std::pair<error_code, std::size_t>> read_some_for(tcp::socket& s
                                                                   Millis deadline) {
   // Fast path: bytes already waiting need no timer.
   error_code ec;
-  s.non_blocking(true, ec);
+  if (!s.non_blocking()) s.non_blocking(true, ec);  // the getter costs no syscall
   std::size_t n = s.read_some(b, ec);
   if (!ec || ec != asio::error::would_block) co_return std::pair{ec, n};
   asio::steady_timer t(co_await asio::this_coro::executor, deadline);
@@ -37,7 +37,7 @@ asio::awaitable<std::pair<error_code, std::size_t>> read_some_for(tcp::socket& s
 asio::awaitable<error_code> write_all_for(tcp::socket& s, asio::const_buffer b, Millis deadline) {
   // Fast path: most answers fit the socket buffer at once.
   error_code ec;
-  s.non_blocking(true, ec);
+  if (!s.non_blocking()) s.non_blocking(true, ec);  // the getter costs no syscall
   std::size_t n = s.write_some(b, ec);
   if (!ec && n == b.size()) co_return error_code{};
   if (ec && ec != asio::error::would_block) co_return ec;

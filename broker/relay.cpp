@@ -160,8 +160,8 @@ asio::awaitable<RelayResult> relay(tcp::socket& client, tcp::socket& upstream,
                                    RelayMode mode) {
   RelayResult result;
   error_code ec;
-  client.non_blocking(true, ec);
-  upstream.non_blocking(true, ec);
+  if (!client.non_blocking()) client.non_blocking(true, ec);
+  if (!upstream.non_blocking()) upstream.non_blocking(true, ec);
   if (!pending.empty()) {
     ec = co_await write_all_for(upstream, pending, limits.write_deadline);
     if (ec) {
