@@ -1,19 +1,61 @@
 #include "broker/io.h"
 
 #include <boost/asio/as_tuple.hpp>
-#include <boost/asio/connect.hpp>
-#include <boost/asio/experimental/awaitable_operators.hpp>
 #include <boost/asio/steady_timer.hpp>
-#include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
 #include <boost/asio/write.hpp>
+#include <memory>
 
 namespace halo::broker {
 namespace {
-constexpr auto kTuple = asio::as_tuple(asio::use_awaitable);
-}  // namespace
 
-using namespace asio::experimental::awaitable_operators;
+constexpr auto kTuple = asio::as_tuple(asio::use_awaitable);
+
+error_code timed_out() {
+  return error_code(boost::system::errc::timed_out, boost::system::generic_category());
+}
+
+// One socket operation under a deadline: a timer whose handler cancels the socket's
+// operations if it fires first. Cheaper than racing two awaitables (`||` spawns both into
+// a parallel group per operation), and every path is one timer and one operation.
+//
+// The handler may already be queued (expired) when the operation completes; `done` tells
+// it the operation is over so it never cancels a later one. While `done` is false the
+// awaiting coroutine is suspended on the operation, so the socket is alive.
+class Deadline {
+ public:
+  Deadline(tcp::socket& s, Millis d)
+      : timer_(s.get_executor(), d), state_(std::make_shared<State>()) {
+    timer_.async_wait([st = state_, sock = &s](const error_code& ec) {
+      if (ec || st->done) return;
+      st->expired = true;
+      error_code ignored;
+      sock->cancel(ignored);
+    });
+  }
+  ~Deadline() { finish(); }
+  Deadline(const Deadline&) = delete;
+  Deadline& operator=(const Deadline&) = delete;
+
+  // Call when the operation completed; true when the deadline cut it short.
+  bool finish() {
+    if (!state_->done) {
+      state_->done = true;
+      timer_.cancel();
+    }
+    return state_->expired;
+  }
+
+ private:
+  struct State {
+    bool done = false;
+    bool expired = false;
+  };
+  asio::steady_timer timer_;
+  std::shared_ptr<State> state_;
+};
+
+}  // namespace
 
 bool is_timeout(const error_code& ec) { return ec == boost::system::errc::timed_out; }
 
@@ -25,12 +67,9 @@ asio::awaitable<std::pair<error_code, std::size_t>> read_some_for(tcp::socket& s
   if (!s.non_blocking()) s.non_blocking(true, ec);  // the getter costs no syscall
   std::size_t n = s.read_some(b, ec);
   if (!ec || ec != asio::error::would_block) co_return std::pair{ec, n};
-  asio::steady_timer t(co_await asio::this_coro::executor, deadline);
-  auto r = co_await (s.async_read_some(b, kTuple) || t.async_wait(kTuple));
-  if (r.index() == 1) co_return std::pair{error_code(boost::system::errc::timed_out,
-                                                     boost::system::generic_category()),
-                                          std::size_t{0}};
-  auto [rec, rn] = std::get<0>(r);
+  Deadline d(s, deadline);
+  auto [rec, rn] = co_await s.async_read_some(b, kTuple);
+  if (d.finish()) co_return std::pair{timed_out(), std::size_t{0}};
   co_return std::pair{rec, rn};
 }
 
@@ -42,11 +81,10 @@ asio::awaitable<error_code> write_all_for(tcp::socket& s, asio::const_buffer b, 
   if (!ec && n == b.size()) co_return error_code{};
   if (ec && ec != asio::error::would_block) co_return ec;
   b += n;
-  asio::steady_timer t(co_await asio::this_coro::executor, deadline);
-  auto r = co_await (asio::async_write(s, b, kTuple) || t.async_wait(kTuple));
-  if (r.index() == 1)
-    co_return error_code(boost::system::errc::timed_out, boost::system::generic_category());
-  co_return std::get<0>(std::get<0>(r));
+  Deadline d(s, deadline);
+  auto [wec, wn] = co_await asio::async_write(s, b, kTuple);
+  if (d.finish()) co_return timed_out();
+  co_return wec;
 }
 
 asio::awaitable<error_code> write_all_for(tcp::socket& s, std::string_view text,
@@ -55,11 +93,10 @@ asio::awaitable<error_code> write_all_for(tcp::socket& s, std::string_view text,
 }
 
 asio::awaitable<error_code> connect_for(tcp::socket& s, const tcp::endpoint& ep, Millis deadline) {
-  asio::steady_timer t(co_await asio::this_coro::executor, deadline);
-  auto r = co_await (s.async_connect(ep, kTuple) || t.async_wait(kTuple));
-  if (r.index() == 1)
-    co_return error_code(boost::system::errc::timed_out, boost::system::generic_category());
-  co_return std::get<0>(std::get<0>(r));
+  Deadline d(s, deadline);
+  auto [ec] = co_await s.async_connect(ep, kTuple);
+  if (d.finish()) co_return timed_out();
+  co_return ec;
 }
 
 }  // namespace halo::broker

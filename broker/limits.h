@@ -42,6 +42,10 @@ struct Limits {
   // closed after this.
   static constexpr Millis kIdleDeadline{300'000};
   Millis idle_deadline = kIdleDeadline;
+  // A tunnel is closed after this long however busy it is (a peer trickling one byte per
+  // idle period would otherwise hold its descriptors, pipes and slot forever).
+  static constexpr Millis kMaxTunnelDuration{24LL * 3600 * 1000};
+  Millis max_tunnel_duration = kMaxTunnelDuration;
 
   // Writing an answer (403/502/...) or a response chunk to a stalled peer.
   static constexpr Millis kWriteDeadline{30'000};

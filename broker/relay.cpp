@@ -5,7 +5,7 @@
 #include <unistd.h>
 
 #include <boost/asio/as_tuple.hpp>
-#include <boost/asio/experimental/awaitable_operators.hpp>
+#include <boost/asio/co_spawn.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/this_coro.hpp>
 #include <boost/asio/use_awaitable.hpp>
@@ -23,8 +23,10 @@ using Clock = std::chrono::steady_clock;
 constexpr auto kTuple = asio::as_tuple(asio::use_awaitable);
 
 struct Shared {
-  Clock::time_point last_activity = Clock::now();
-  bool idle_expired = false;
+  Clock::time_point started = Clock::now();
+  Clock::time_point last_activity = started;
+  bool idle_expired = false;  // the idle deadline or the duration cap closed the tunnel
+  bool duration_expired = false;  // ... the duration cap
   bool broken = false;  // a direction failed: both sides are being torn down
   int live_pumps = 2;
 };
@@ -129,31 +131,28 @@ asio::awaitable<void> pump(tcp::socket& from, tcp::socket& to, std::uint64_t& co
   tear_down(from, to);
 }
 
-asio::awaitable<void> watchdog(Shared& st, asio::steady_timer& timer, tcp::socket& a,
-                               tcp::socket& b, Millis idle) {
-  for (;;) {
-    auto due = st.last_activity + idle;
-    if (Clock::now() >= due) {
-      st.idle_expired = true;
-      tear_down(a, b);
-      co_return;
+// The idle deadline and the duration cap: one timer whose handler re-arms itself while
+// bytes move and tears the tunnel down when none moved for `idle` or it has lived `cap`.
+// A handler that runs after the relay ended (live_pumps == 0) touches nothing but the
+// shared state it holds.
+void arm_watchdog(std::shared_ptr<Shared> st, std::shared_ptr<asio::steady_timer> timer,
+                  tcp::socket* a, tcp::socket* b, Millis idle, Millis cap) {
+  timer->expires_at(std::min(st->last_activity + idle, st->started + cap));
+  timer->async_wait([st, timer, a, b, idle, cap](const error_code& ec) {
+    if (ec || st->live_pumps == 0) return;
+    const auto now = Clock::now();
+    const bool over_cap = now >= st->started + cap;
+    if (over_cap || now >= st->last_activity + idle) {
+      st->idle_expired = true;
+      st->duration_expired = over_cap;
+      tear_down(*a, *b);
+      return;
     }
-    timer.expires_at(due);
-    auto [ec] = co_await timer.async_wait(kTuple);
-    if (ec || st.live_pumps == 0) co_return;
-  }
-}
-
-asio::awaitable<void> pump_and_count(tcp::socket& from, tcp::socket& to, std::uint64_t& count,
-                                     Shared& st, const Limits& limits, bool try_splice,
-                                     bool& spliced, asio::steady_timer& timer) {
-  co_await pump(from, to, count, st, limits, try_splice, spliced);
-  if (--st.live_pumps == 0) timer.cancel();
+    arm_watchdog(st, timer, a, b, idle, cap);
+  });
 }
 
 }  // namespace
-
-using namespace asio::experimental::awaitable_operators;
 
 asio::awaitable<RelayResult> relay(tcp::socket& client, tcp::socket& upstream,
                                    std::string_view pending, const Limits& limits,
@@ -170,15 +169,40 @@ asio::awaitable<RelayResult> relay(tcp::socket& client, tcp::socket& upstream,
     }
     result.up += pending.size();
   }
-  Shared st;
-  asio::steady_timer timer(co_await asio::this_coro::executor);
-  bool try_splice = mode == RelayMode::automatic;
+  auto ex = co_await asio::this_coro::executor;
+  auto st = std::make_shared<Shared>();
+  auto watchdog = std::make_shared<asio::steady_timer>(ex);
+  arm_watchdog(st, watchdog, &client, &upstream, limits.idle_deadline,
+               limits.max_tunnel_duration);
+  const bool try_splice = mode == RelayMode::automatic;
   bool s1 = false, s2 = false;
-  co_await (pump_and_count(client, upstream, result.up, st, limits, try_splice, s1, timer) &&
-            pump_and_count(upstream, client, result.down, st, limits, try_splice, s2, timer) &&
-            watchdog(st, timer, client, upstream, limits.idle_deadline));
+  // Downstream runs as its own coroutine; upstream runs here. Everything below stays on
+  // this session's executor (one thread), so the flags need no synchronization. The
+  // relay's frame (sockets, counts, `down_done`) outlives the spawned pump: it waits for it.
+  asio::steady_timer down_done(ex, asio::steady_timer::time_point::max());
+  bool down_finished = false;
+  asio::co_spawn(ex, pump(upstream, client, result.down, *st, limits, try_splice, s2),
+                 [&down_finished, &down_done](std::exception_ptr) {
+                   down_finished = true;
+                   down_done.cancel();
+                 });
+  std::exception_ptr failure;  // (allocation failure) the spawned pump still ends first
+  try {
+    co_await pump(client, upstream, result.up, *st, limits, try_splice, s1);
+  } catch (...) {
+    failure = std::current_exception();
+    st->broken = true;
+    tear_down(client, upstream);
+  }
+  if (!down_finished) co_await down_done.async_wait(kTuple);
+  st->live_pumps = 0;
+  watchdog->cancel();
+  if (failure) std::rethrow_exception(failure);
   result.spliced = s1 || s2;
-  result.close_reason = st.idle_expired ? "idle" : st.broken ? "reset" : "done";
+  result.close_reason = st->duration_expired ? "max_duration"
+                        : st->idle_expired    ? "idle"
+                        : st->broken          ? "reset"
+                                              : "done";
   co_return result;
 }
 

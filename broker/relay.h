@@ -6,7 +6,8 @@
 // Linux, after Limits::splice_after_bytes it moves to splice(2) through a pipe (staying
 // buffered when no pipe can be made or splice is refused).
 //
-// Deadline: the tunnel closes when no byte moved either way for Limits::idle_deadline.
+// Deadlines: the tunnel closes when no byte moved either way for Limits::idle_deadline,
+// and after Limits::max_tunnel_duration in any case.
 #include <boost/asio/awaitable.hpp>
 #include <boost/asio/ip/tcp.hpp>
 #include <cstdint>
@@ -19,7 +20,7 @@ namespace halo::broker {
 struct RelayResult {
   std::uint64_t up = 0;    // client -> upstream, including `pending`
   std::uint64_t down = 0;  // upstream -> client
-  const char* close_reason = "";  // "done", "idle", "reset", "aborted"
+  const char* close_reason = "";  // "done", "idle", "max_duration", "reset"
   bool spliced = false;
 };
 

@@ -45,6 +45,7 @@ struct BrokerArgs {
   long head_timeout_ms = broker::Limits::kHeadReadDeadline.count();
   long connect_timeout_ms = broker::Limits::kConnectDeadline.count();
   long idle_timeout_ms = broker::Limits::kIdleDeadline.count();
+  long max_tunnel_ms = broker::Limits::kMaxTunnelDuration.count();
 };
 
 void run_broker(BrokerArgs& a) {
@@ -68,6 +69,7 @@ void run_broker(BrokerArgs& a) {
   o.limits.head_read_deadline = broker::Millis(a.head_timeout_ms);
   o.limits.connect_deadline = broker::Millis(a.connect_timeout_ms);
   o.limits.idle_deadline = broker::Millis(a.idle_timeout_ms);
+  o.limits.max_tunnel_duration = broker::Millis(a.max_tunnel_ms);
 
   // Signals are taken by one thread with sigwait; every other thread (the broker's
   // workers included) inherits the blocked mask.
@@ -158,6 +160,9 @@ void add_broker_command(CLI::App& app) {
   cmd->add_option("--head-timeout-ms", args->head_timeout_ms, "Deadline for a whole request head");
   cmd->add_option("--connect-timeout-ms", args->connect_timeout_ms, "Deadline for dialing upstream");
   cmd->add_option("--idle-timeout-ms", args->idle_timeout_ms, "Idle deadline for tunnels");
+  cmd->add_option("--max-tunnel-ms", args->max_tunnel_ms,
+                  "Longest a tunnel may live, however busy (default 24 h)")
+      ->check(CLI::PositiveNumber);
   cmd->callback([args] { run_broker(*args); });
 }
 

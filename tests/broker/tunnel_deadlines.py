@@ -1,0 +1,222 @@
+#!/usr/bin/env python3
+"""The broker's deadlines, end to end, inside a private network namespace: a tunnel with
+no byte moving is closed after --idle-timeout-ms (audit close_reason "idle"); one that
+keeps moving stays open past it; every tunnel is closed after --max-tunnel-ms however
+busy ("max_duration"); a dial that gets no answer is a 504 after --connect-timeout-ms
+(a loopback listener whose accept queue is full drops the SYN); a request head that never ends is a 408. Every wait
+is bounded; the namespace holds only `lo`."""
+import argparse
+import os
+import socket
+import sys
+import tempfile
+import threading
+import time
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from broker_lib import Checks, Procs, audit_lines, in_private_netns, start_broker, status_of  # noqa: E402
+
+
+def start_echo():
+    """A raw TCP echo server on 127.0.0.1:0 (one thread per connection, daemon)."""
+    srv = socket.socket()
+    srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(64)
+
+    def serve(conn):
+        with conn:
+            try:
+                while True:
+                    b = conn.recv(65536)
+                    if not b:
+                        conn.shutdown(socket.SHUT_WR)
+                        return
+                    conn.sendall(b)
+            except OSError:
+                return
+
+    def loop():
+        while True:
+            try:
+                c, _ = srv.accept()
+            except OSError:
+                return
+            threading.Thread(target=serve, args=(c,), daemon=True).start()
+
+    threading.Thread(target=loop, daemon=True).start()
+    return srv, srv.getsockname()[1]
+
+
+def connect_tunnel(broker_port, target):
+    """Opens a CONNECT tunnel; returns (socket, status)."""
+    s = socket.create_connection(("127.0.0.1", broker_port), timeout=5)
+    s.sendall(f"CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n\r\n".encode())
+    head = b""
+    while b"\r\n\r\n" not in head:
+        chunk = s.recv(4096)
+        if not chunk:
+            break
+        head += chunk
+    return s, status_of(head)
+
+
+def closed_within(s, seconds):
+    """Waits (bounded) for the peer to close; returns the seconds it took, or None."""
+    t0 = time.time()
+    s.settimeout(0.1)
+    while time.time() - t0 < seconds:
+        try:
+            b = s.recv(4096)
+            if not b:
+                return time.time() - t0
+        except socket.timeout:
+            continue
+        except (ConnectionResetError, OSError):
+            return time.time() - t0
+    return None
+
+
+def last_audit(audit, port):
+    lines = [a for a in audit_lines(audit) if a.get("port") == port]
+    return lines[-1] if lines else {}
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--halo", required=True)
+    args = ap.parse_args()
+    rc = in_private_netns([sys.executable, os.path.abspath(__file__), *sys.argv[1:]])
+    if rc is not None:
+        return rc
+    c = Checks()
+    procs = Procs()
+    try:
+        with tempfile.TemporaryDirectory() as workdir:
+            run(args.halo, workdir, procs, c)
+    finally:
+        procs.stop()
+    return c.done()
+
+
+def run(halo, workdir, procs, c):
+    echo, echo_port = start_echo()
+    # A listener that never accepts, its queue filled: Linux drops further SYNs to it, so a
+    # dial there is never answered.
+    stuck = socket.socket()
+    stuck.bind(("127.0.0.1", 0))
+    stuck.listen(0)
+    stuck_port = stuck.getsockname()[1]
+    fillers = []
+    for _ in range(4):
+        f = socket.socket()
+        f.setblocking(False)
+        f.connect_ex(("127.0.0.1", stuck_port))
+        fillers.append(f)
+    time.sleep(0.2)
+    profile = os.path.join(workdir, "profile.yaml")
+    with open(profile, "w") as f:
+        f.write("egress:\n  default: deny\n"
+                f"  loopback: [{echo_port}, {stuck_port}]\n")
+    broker, bp, audit, _ = start_broker(
+        procs, halo, profile, workdir,
+        extra=["--idle-timeout-ms", "600", "--max-tunnel-ms", "2500",
+               "--connect-timeout-ms", "700", "--head-timeout-ms", "800", "--log-level", "warn"])
+    target = f"127.0.0.1:{echo_port}"
+
+    # Idle: bytes move once, then nothing; the broker closes after ~0.6 s.
+    s, status = connect_tunnel(bp, target)
+    c.check("idle: CONNECT to a granted loopback port is 200", status == 200, str(status))
+    s.sendall(b"ping")
+    c.check("idle: the tunnel echoes", s.recv(16) == b"ping")
+    took = closed_within(s, 5)
+    c.check("idle: closed by the broker after the idle deadline",
+            took is not None and 0.3 <= took <= 3.0, f"took {took}")
+    s.close()
+    time.sleep(0.2)
+    c.check("idle: audit close_reason is idle", last_audit(audit, echo_port).get("close_reason") == "idle",
+            str(last_audit(audit, echo_port)))
+
+    # Activity: a byte every 0.2 s keeps the tunnel open past the idle deadline (1.4 s),
+    # then the client ends it cleanly.
+    s, status = connect_tunnel(bp, target)
+    ok = status == 200
+    for _ in range(7):
+        s.sendall(b"x")
+        ok = ok and s.recv(1) == b"x"
+        time.sleep(0.2)
+    c.check("activity: a moving tunnel outlives the idle deadline", ok)
+    s.shutdown(socket.SHUT_WR)
+    took = closed_within(s, 5)
+    c.check("activity: half-close from the client ends the tunnel", took is not None, f"{took}")
+    s.close()
+    time.sleep(0.2)
+    c.check("activity: audit close_reason is done", last_audit(audit, echo_port).get("close_reason") == "done",
+            str(last_audit(audit, echo_port)))
+
+    # Duration cap: busy all along, closed at ~2.5 s anyway.
+    s, status = connect_tunnel(bp, target)
+    t0 = time.time()
+    s.settimeout(0.5)
+    alive = status == 200
+    while alive and time.time() - t0 < 6:
+        try:
+            s.sendall(b"y")
+            alive = s.recv(1) == b"y"
+        except OSError:
+            alive = False
+        time.sleep(0.1)
+    took = time.time() - t0
+    c.check("max duration: a busy tunnel is closed at the cap", 2.0 <= took <= 4.5, f"took {took:.2f}")
+    s.close()
+    time.sleep(0.2)
+    c.check("max duration: audit close_reason is max_duration",
+            last_audit(audit, echo_port).get("close_reason") == "max_duration",
+            str(last_audit(audit, echo_port)))
+
+    # Connect deadline: the SYN is dropped at the full queue; 504 after ~0.7 s.
+    t0 = time.time()
+    s, status = connect_tunnel(bp, f"127.0.0.1:{stuck_port}")
+    took = time.time() - t0
+    s.close()
+    c.check("connect deadline: an unanswered dial is a 504", status == 504, str(status))
+    c.check("connect deadline: answered near the deadline", 0.5 <= took <= 3.0, f"took {took:.2f}")
+    a = last_audit(audit, stuck_port)
+    c.check("connect deadline: audited as allowed, then timed out",
+            a.get("verdict") == "allow" and "timed out" in a.get("close_reason", ""), str(a))
+
+    # Head deadline: a head that never ends is a 408.
+    t0 = time.time()
+    with socket.create_connection(("127.0.0.1", bp), timeout=5) as s:
+        s.sendall(b"CONNECT 127.0.0.1:1 HTTP/1.1\r\n")
+        s.settimeout(5)
+        try:
+            answer = s.recv(4096)
+        except OSError:
+            answer = b""
+    took = time.time() - t0
+    c.check("head deadline: 408 for a head that never ends", status_of(answer) == 408, repr(answer[:40]))
+    c.check("head deadline: answered near the deadline", 0.5 <= took <= 3.0, f"took {took:.2f}")
+
+    # Many short tunnels in a row: a deadline that fired late never cancels a later
+    # operation (each one completes with "done").
+    good = 0
+    for _ in range(200):
+        s, status = connect_tunnel(bp, target)
+        s.sendall(b"z")
+        if status == 200 and s.recv(1) == b"z":
+            s.shutdown(socket.SHUT_WR)
+            if closed_within(s, 2) is not None:
+                good += 1
+        s.close()
+    c.check("200 short tunnels in a row all complete", good == 200, f"{good}/200")
+    broker.terminate()
+    broker.wait(10)
+    echo.close()
+    for f in fillers:
+        f.close()
+    stuck.close()
+
+
+if __name__ == "__main__":
+    sys.exit(main())
