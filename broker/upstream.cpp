@@ -156,6 +156,7 @@ asio::awaitable<DialOutcome> dial_upstream(Context& ctx, std::string_view raw_ho
   }
   audit.verdict = "allow";
   ctx.count_decision(true, transport, audit.host, port, audit.rule);
+  const std::string name_rule = audit.rule;
 
   auto tc = Clock::now();
   auto overall = tc + ctx.limits.connect_deadline;
@@ -168,6 +169,15 @@ asio::awaitable<DialOutcome> dial_upstream(Context& ctx, std::string_view raw_ho
     }
     tcp::endpoint ep = endpoint_of(addr, port);
     audit.resolved = addr.to_string();
+    if (host.kind == policy::NormalizedHost::Kind::name) {
+      // A name's rule let it be looked up; an address grant (allowedAddresses, or a
+      // loopback grant for an answer of this host) let this address be dialed: name both.
+      policy::Decision a = ctx.rules.check_address(addr, port);
+      audit.rule = a.reason == policy::Reason::address_granted ||
+                           a.reason == policy::Reason::loopback_grant
+                       ? name_rule + " + " + a.rule()
+                       : name_rule;
+    }
     error_code ec;
     if (out.is_open()) out.close(ec);
     out.open(ep.protocol(), ec);

@@ -117,10 +117,14 @@ def run(halo, workdir, procs, c):
     profile = os.path.join(workdir, "profile.yaml")
     with open(profile, "w") as f:
         f.write("egress:\n  default: deny\n"
+                "  allowedDomains: [echo.test]\n"
                 f"  loopback: [{echo_port}, {stuck_port}]\n")
+    hosts = os.path.join(workdir, "hosts")
+    with open(hosts, "w") as f:
+        f.write("127.0.0.1 echo.test\n")
     broker, bp, audit, _ = start_broker(
         procs, halo, profile, workdir,
-        extra=["--idle-timeout-ms", "600", "--max-tunnel-ms", "2500",
+        extra=["--resolver-hosts", hosts, "--idle-timeout-ms", "600", "--max-tunnel-ms", "2500",
                "--connect-timeout-ms", "700", "--head-timeout-ms", "800", "--log-level", "warn"])
     target = f"127.0.0.1:{echo_port}"
 
@@ -197,6 +201,18 @@ def run(halo, workdir, procs, c):
     took = time.time() - t0
     c.check("head deadline: 408 for a head that never ends", status_of(answer) == 408, repr(answer[:40]))
     c.check("head deadline: answered near the deadline", 0.5 <= took <= 3.0, f"took {took:.2f}")
+
+    # A name allowed by its rule and dialed at an address only a grant opens: the audit
+    # names both rules.
+    s, status = connect_tunnel(bp, f"echo.test:{echo_port}")
+    s.sendall(b"n")
+    ok = status == 200 and s.recv(1) == b"n"
+    s.close()
+    time.sleep(0.2)
+    rule = last_audit(audit, echo_port).get("rule", "")
+    c.check("audit: a name dialed through a loopback grant names both rules",
+            ok and rule.startswith("allowedDomains: echo.test") and f"+ loopback grant: {echo_port}" in rule,
+            rule)
 
     # Many short tunnels in a row: a deadline that fired late never cancels a later
     # operation (each one completes with "done").
