@@ -132,9 +132,14 @@ void sandbox_child_main(const ChildConfig& c) {
       mount_proc(proc);
       if (!plan.fs.protected_paths.empty())
         for (auto& r : proc.fs_reasons) mo.fs_reasons.push_back(r);
-    } else if (!plan.fs.protected_paths.empty()) {
-      mo.fs_reasons.push_back("no PID namespace: other processes' /proc/PID/root can reach "
-                              "protected paths");
+    } else {
+      // The host's /proc stays: through /proc/PID/root of a host process of the same user
+      // the masked host sockets (and protected paths) are reachable again.
+      net_holes.push_back("no PID namespace: /proc/PID/root of host processes reaches the "
+                          "host sockets masked here");
+      if (!plan.fs.protected_paths.empty())
+        mo.fs_reasons.push_back("no PID namespace: other processes' /proc/PID/root can reach "
+                                "protected paths");
     }
     for (const auto& n : mo.net_notes) report += "net-note " + n + "\n";
     for (const auto& n : net_holes) report += "net-hole " + n + "\n";
