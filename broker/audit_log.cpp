@@ -6,6 +6,9 @@
 #include <cerrno>
 #include <cstdio>
 #include <ctime>
+#include <system_error>
+
+#include <spdlog/spdlog.h>
 
 namespace halo::broker {
 namespace {
@@ -66,6 +69,7 @@ AuditLog::~AuditLog() {
 
 std::error_code AuditLog::open(const std::string& path, std::string session_id) {
   session_ = std::move(session_id);
+  path_ = path == "-" ? "stderr" : path;
   if (path.empty()) return {};
   if (path == "-") {
     fd_ = STDERR_FILENO;
@@ -115,7 +119,13 @@ void AuditLog::write(const AuditRecord& r) {
   while (left > 0) {
     ssize_t n = ::write(fd_, p, left);
     if (n < 0 && errno == EINTR) continue;
-    if (n <= 0) return;  // a full disk must not stop the relay; counted by the caller's log
+    if (n <= 0) {  // a full disk must not stop the relay: count it, say so once
+      const int err = n < 0 ? errno : EIO;
+      if (failures_.fetch_add(1, std::memory_order_relaxed) == 0)
+        spdlog::error("audit: cannot write to {}: {} (further failures are counted, not logged)",
+                      path_, std::generic_category().message(err));
+      return;
+    }
     p += n;
     left -= static_cast<std::size_t>(n);
   }

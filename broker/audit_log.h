@@ -9,6 +9,12 @@
 //
 // Thread safety: write() may be called from any thread; each line goes out in one
 // write(2) on an O_APPEND descriptor.
+//
+// Failures: a line that cannot be written whole (full disk, EIO, a short write) never
+// stops the caller; it is counted (write_failures(), reported in BrokerStats::losses),
+// and the first failure logs one error naming the path and the errno text (never the
+// record).
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <string>
@@ -51,6 +57,8 @@ class AuditLog {
   std::error_code open(const std::string& path, std::string session_id);
   bool enabled() const { return fd_ >= 0; }
   void write(const AuditRecord& r);
+  // Lines that could not be written (or only in part) since open().
+  std::uint64_t write_failures() const { return failures_.load(std::memory_order_relaxed); }
 
   // Exposed for tests: the JSON line (with trailing newline) for a record.
   static std::string format(const AuditRecord& r, const std::string& session_id);
@@ -58,7 +66,9 @@ class AuditLog {
  private:
   int fd_ = -1;
   bool owned_ = false;
+  std::string path_;  // for the one error message
   std::string session_;
+  std::atomic<std::uint64_t> failures_{0};
 };
 
 }  // namespace halo::broker

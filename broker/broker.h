@@ -47,6 +47,47 @@ struct BrokerOptions {
   unsigned threads = 2;
 };
 
+// What the broker (and its DNS filter) could not do and counted instead: nothing is
+// dropped silently. The session report carries every counter under its key (0 included);
+// `halo broker`'s stop summary and `halo run` print a sentence for each non-zero one.
+struct LossCounters {
+  std::uint64_t audit_write_failures = 0;  // audit lines not (fully) written to the audit file
+  std::uint64_t overload_rejections = 0;   // connections closed at max_connections (fast 503)
+  std::uint64_t accept_descriptor_failures = 0;  // accepts failed: EMFILE, ENFILE, ENOBUFS, ENOMEM
+  std::uint64_t dns_dropped = 0;           // DNS messages read but never answered
+  std::uint64_t dns_rate_limited = 0;      // DNS queries over the filter's token bucket
+  std::uint64_t dns_pool_full = 0;         // synthetic answers refused (SERVFAIL): pool full
+  std::uint64_t dns_tcp_refused = 0;       // DNS TCP connections over max_tcp_connections
+  std::uint64_t dns_send_failed = 0;       // DNS answers that could not be sent
+  std::uint64_t dns_accept_failures = 0;   // DNS TCP accepts that failed (EMFILE and friends)
+
+  // Calls f(key, value, what) for every counter in a fixed order: the one list the report,
+  // the summaries and the tests walk. `key` is the report's JSON key; `what` completes the
+  // sentence "N <what>".
+  template <typename F>
+  void for_each(F&& f) const {
+    static_assert(sizeof(LossCounters) == 9 * sizeof(std::uint64_t),
+                  "a counter was added to LossCounters but not to for_each()");
+    f("audit_lines_not_written", audit_write_failures, "audit line(s) could not be written");
+    f("connections_refused_at_cap", overload_rejections,
+      "connection(s) refused at the connection cap or while draining (fast 503)");
+    f("accept_descriptor_failures", accept_descriptor_failures,
+      "accept(s) failed for lack of file descriptors or memory");
+    f("dns_dropped", dns_dropped, "DNS message(s) dropped unanswered (malformed or oversize)");
+    f("dns_rate_limited", dns_rate_limited, "DNS query(ies) dropped by the rate limit");
+    f("dns_pool_full", dns_pool_full,
+      "DNS answer(s) refused because the session address pool was full (SERVFAIL)");
+    f("dns_tcp_refused", dns_tcp_refused, "DNS TCP connection(s) refused at the connection cap");
+    f("dns_send_failed", dns_send_failed, "DNS answer(s) could not be sent");
+    f("dns_accept_failures", dns_accept_failures, "DNS TCP accept(s) failed");
+  }
+  std::uint64_t total() const {
+    std::uint64_t n = 0;
+    for_each([&n](const char*, std::uint64_t v, const char*) { n += v; });
+    return n;
+  }
+};
+
 // Counts a session report needs; a snapshot, safe to read after run() returns.
 struct BrokerStats {
   std::uint64_t decisions = 0;
@@ -60,6 +101,7 @@ struct BrokerStats {
   };
   std::vector<Denial> denials;  // capped at Limits::max_reported_denials, then counted only
   std::uint64_t denials_dropped = 0;
+  LossCounters losses;
 };
 
 class Broker {

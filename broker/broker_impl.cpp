@@ -49,7 +49,6 @@ asio::awaitable<void> accept_loop(std::shared_ptr<Context> shared, tcp::acceptor
   Context& ctx = *shared;
   std::size_t next = 0;
   asio::steady_timer backoff(acc.get_executor());
-  std::uint64_t descriptor_failures = 0;
   for (;;) {
     // The session's thread: its socket is registered with that thread's io_context.
     tcp::socket sock(executors[next++ % executors.size()]);
@@ -59,9 +58,11 @@ asio::awaitable<void> accept_loop(std::shared_ptr<Context> shared, tcp::acceptor
     if (ec) {
       // EMFILE and friends: back off and re-arm; the listener never dies of it.
       if (out_of_descriptors(ec)) {
-        if (descriptor_failures++ % 100 == 0)
+        const std::uint64_t so_far =
+            ctx.descriptor_failures.fetch_add(1, std::memory_order_relaxed) + 1;
+        if (so_far % 100 == 1)
           spdlog::warn("broker: accept: {} (backing off {} ms; {} times so far)", ec.message(),
-                       ctx.limits.accept_backoff.count(), descriptor_failures);
+                       ctx.limits.accept_backoff.count(), so_far);
       } else {
         spdlog::warn("broker: accept: {}", ec.message());
       }
@@ -72,7 +73,7 @@ asio::awaitable<void> accept_loop(std::shared_ptr<Context> shared, tcp::acceptor
     if (ctx.open_connections.load(std::memory_order_relaxed) >= ctx.limits.max_connections ||
         ctx.stopping.load(std::memory_order_relaxed)) {
       // Fast answer, never a queue: best effort, non-blocking, then close.
-      ++ctx.overload_rejections;
+      ctx.overload_rejections.fetch_add(1, std::memory_order_relaxed);
       if (!forward_port)
         ::send(sock.native_handle(), kOverloaded.data(), kOverloaded.size(),
                MSG_DONTWAIT | MSG_NOSIGNAL);
@@ -273,6 +274,10 @@ void BrokerImpl::begin_drain() {
   (*tick)();
 }
 
-BrokerStats BrokerImpl::stats() const { return ctx_ ? ctx_->stats() : BrokerStats{}; }
+BrokerStats BrokerImpl::stats() const {
+  BrokerStats s = ctx_ ? ctx_->stats() : BrokerStats{};
+  if (dns_filter_) add_dns_losses(s.losses);
+  return s;
+}
 
 }  // namespace halo::broker

@@ -55,6 +55,8 @@ class BrokerImpl final : public Broker {
   // sets ctx_->session_name to its pool's lookup (synthetic mode) and starts it.
   std::error_code ensure_dns_filter();
   std::error_code wire_dns_filter();
+  // Folds the filter's drop and failure counters into `losses` (dns_hookup.cpp).
+  void add_dns_losses(LossCounters& losses) const;
 
   // Declaration order is destruction order reversed: the io_context goes last, so the
   // session frames it still holds are destroyed while the Context they share lives

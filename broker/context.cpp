@@ -21,8 +21,15 @@ void Context::count_decision(bool allowed, const char* transport, const std::str
 }
 
 BrokerStats Context::stats() const {
-  std::lock_guard lock(mu_);
-  return stats_;
+  BrokerStats s;
+  {
+    std::lock_guard lock(mu_);
+    s = stats_;
+  }
+  s.losses.audit_write_failures = audit.write_failures();
+  s.losses.overload_rejections = overload_rejections.load(std::memory_order_relaxed);
+  s.losses.accept_descriptor_failures = descriptor_failures.load(std::memory_order_relaxed);
+  return s;
 }
 
 std::uint64_t Context::add_session(std::weak_ptr<Abortable> s) {

@@ -46,12 +46,18 @@ class Context {
   std::function<std::optional<std::string>(const policy::IpAddress&)> session_name;
 
   std::atomic<std::size_t> open_connections{0};
+  // Reported in BrokerStats::losses (never silent): connections closed at the cap or while
+  // draining with the fast 503, and accepts that failed for lack of descriptors/memory
+  // (summed over every listener and worker).
   std::atomic<std::uint64_t> overload_rejections{0};
+  std::atomic<std::uint64_t> descriptor_failures{0};
   std::atomic<bool> stopping{false};
 
   // Records the verdict of one decision in the stats (and the denial list, capped).
   void count_decision(bool allowed, const char* transport, const std::string& host,
                       std::uint16_t port, const std::string& rule);
+  // Decisions, denials, and the broker's own losses (the audit log's write failures and
+  // the counters above). The DNS filter's losses are added by BrokerImpl::stats().
   BrokerStats stats() const;
 
   std::uint64_t add_session(std::weak_ptr<Abortable> s);

@@ -1,7 +1,8 @@
 // The broker's side of the DNS filter (issue 4): the filter (dns/dns_filter.h) serves the
 // DNS sockets on its own thread; its audit events become broker audit lines (transport
 // "dns") and count in the session's stats; under DnsMode::synthetic its session address
-// pool is what Context::session_name maps CONNECT/SOCKS/forward targets back through.
+// pool is what Context::session_name maps CONNECT/SOCKS/forward targets back through; its
+// drop and failure counters become BrokerStats::losses.dns_*.
 #include <spdlog/spdlog.h>
 
 #include "broker/broker_impl.h"
@@ -42,6 +43,16 @@ std::error_code BrokerImpl::ensure_dns_filter() {
     return ec ? ec : std::make_error_code(std::errc::invalid_argument);
   }
   return {};
+}
+
+void BrokerImpl::add_dns_losses(LossCounters& losses) const {
+  const dns::DnsFilterStats d = dns_filter_->stats();
+  losses.dns_dropped = d.dropped;
+  losses.dns_rate_limited = d.rate_limited;
+  losses.dns_pool_full = d.pool_full;
+  losses.dns_tcp_refused = d.tcp_refused;
+  losses.dns_send_failed = d.send_failed;
+  losses.dns_accept_failures = d.accept_failed;
 }
 
 std::error_code BrokerImpl::wire_dns_filter() {

@@ -127,9 +127,15 @@ void run_broker(BrokerArgs& a) {
   // run() returned on its own (or after stop): wake the waiter if it still waits.
   pthread_kill(waiter.native_handle(), SIGTERM);
   waiter.join();
-  auto st = b->stats();
-  spdlog::info("broker: stopped; {} decisions, {} allowed, {} denied", st.decisions, st.allowed,
-               st.denied);
+  // The stop summary goes to stderr whatever the log level (like the listening line): a
+  // counted drop or failure must reach the user. Loss lines only when non-zero.
+  const broker::BrokerStats st = b->stats();
+  std::cerr << "halo broker: stopped; " << st.decisions << " decisions, " << st.allowed
+            << " allowed, " << st.denied << " denied\n";
+  st.losses.for_each([](const char*, std::uint64_t value, const char* what) {
+    if (value != 0) std::cerr << "halo broker: warning: " << value << " " << what << "\n";
+  });
+  std::cerr << std::flush;
 }
 
 }  // namespace

@@ -109,7 +109,8 @@ asio::awaitable<void> DnsFilterImpl::serve_tcp(tcp::acceptor& acceptor) {
   for (;;) {
     auto [ec, sock] = co_await acceptor.async_accept(kTuple);
     if (ec == asio::error::operation_aborted || !acceptor.is_open()) co_return;
-    if (ec) {  // EMFILE and friends: back off, then accept again
+    if (ec) {  // EMFILE and friends: count, back off, then accept again
+      n_.accept_failed++;
       backoff.expires_after(opts_.limits.accept_backoff);
       co_await backoff.async_wait(kTuple);
       continue;
@@ -199,6 +200,8 @@ DnsFilterStats DnsFilterImpl::stats() const {
   s.upstream_busy = n_.upstream_busy;
   s.tcp_refused = n_.tcp_refused;
   s.send_failed = n_.send_failed;
+  s.accept_failed = n_.accept_failed;
+  s.pool_full = handler_.pool()->full_refusals();
   return s;
 }
 

@@ -56,6 +56,8 @@ struct DnsFilterStats {
   std::uint64_t upstream_busy = 0;  // over max_upstream_in_flight
   std::uint64_t tcp_refused = 0;    // over max_tcp_connections
   std::uint64_t send_failed = 0;
+  std::uint64_t accept_failed = 0;  // TCP accepts that failed (EMFILE and friends), backed off
+  std::uint64_t pool_full = 0;      // synthetic A/AAAA answered SERVFAIL: session pool full
 };
 
 class DnsFilter {

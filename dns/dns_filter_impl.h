@@ -45,7 +45,8 @@ class TokenBucket {
 
 struct Counters {
   std::atomic<std::uint64_t> queries{0}, allowed{0}, denied{0}, dropped{0}, rate_limited{0},
-      forwarded{0}, upstream_failed{0}, upstream_busy{0}, tcp_refused{0}, send_failed{0};
+      forwarded{0}, upstream_failed{0}, upstream_busy{0}, tcp_refused{0}, send_failed{0},
+      accept_failed{0};
 };
 
 // One TCP client and the deadline that closes it (the Asio timeouts pattern: the

@@ -75,7 +75,10 @@ std::optional<SessionAddresses> SessionAddressPool::assign(std::string_view name
   std::lock_guard lock(mu_);
   if (auto it = by_name_.find(std::string(name)); it != by_name_.end())
     return addresses_of(it->second);
-  if (by_index_.size() >= capacity_) return std::nullopt;
+  if (by_index_.size() >= capacity_) {
+    full_refusals_.fetch_add(1, std::memory_order_relaxed);
+    return std::nullopt;
+  }
   by_index_.emplace_back(name);
   const auto index = static_cast<std::uint32_t>(by_index_.size());  // 1-based: skips .0
   by_name_.emplace(std::string(name), index);

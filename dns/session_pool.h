@@ -9,10 +9,12 @@
 //   IPv6: fd68:616c:6f00:5353::/64 (a fixed ULA /64), the same index in the low 32 bits
 //
 // Guarantees: one stable index per canonical name for the pool's lifetime (the name gets
-// the v4 and v6 address of that index); at most `capacity` names, then assign() fails;
-// no eviction (an address once given out never comes to mean another name).
+// the v4 and v6 address of that index); at most `capacity` names, then assign() fails
+// (and counts the refusal: full_refusals()); no eviction (an address once given out never
+// comes to mean another name).
 // Thread safety: every member may be called from any thread (one mutex; the DNS filter
 // assigns, the broker's sessions look up).
+#include <atomic>
 #include <cstdint>
 #include <mutex>
 #include <optional>
@@ -48,6 +50,8 @@ class SessionAddressPool {
 
   std::size_t size() const;
   std::size_t capacity() const { return capacity_; }
+  // assign() calls refused because the pool was full, since construction.
+  std::uint64_t full_refusals() const { return full_refusals_.load(std::memory_order_relaxed); }
 
   static const policy::Cidr& v4_range();
   static const policy::Cidr& v6_range();
@@ -60,6 +64,7 @@ class SessionAddressPool {
   mutable std::mutex mu_;
   std::unordered_map<std::string, std::uint32_t> by_name_;
   std::vector<std::string> by_index_;  // by_index_[i] is the name of index i + 1
+  std::atomic<std::uint64_t> full_refusals_{0};
 };
 
 // "4.3.2.1.in-addr.arpa" -> 1.2.3.4; 32 nibbles + ".ip6.arpa" -> the IPv6 address.

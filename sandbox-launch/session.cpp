@@ -152,6 +152,8 @@ int run_session(const SessionOptions& o) {
   for (const auto& d : stats.denials)
     record.denials.push_back({d.transport, d.host, d.port, d.rule});
   record.denials_dropped = stats.denials_dropped;
+  record.losses = stats.losses;
+  std::cerr << session_loss_warnings(record.losses);
   record.duration_ms = std::chrono::duration_cast<std::chrono::milliseconds>(
                            std::chrono::steady_clock::now() - t0)
                            .count();

@@ -12,7 +12,21 @@ nlohmann::json dimension(const DimensionEnforcement& d) {
   return {{"level", level_name(d.level)}, {"mechanism", d.mechanism}, {"reasons", d.reasons}};
 }
 
+nlohmann::json losses(const broker::LossCounters& l) {
+  nlohmann::json out = nlohmann::json::object();
+  l.for_each([&out](const char* key, std::uint64_t value, const char*) { out[key] = value; });
+  return out;
+}
+
 }  // namespace
+
+std::string session_loss_warnings(const broker::LossCounters& l) {
+  std::string out;
+  l.for_each([&out](const char*, std::uint64_t value, const char* what) {
+    if (value != 0) out += "halo: warning: " + std::to_string(value) + " " + what + "\n";
+  });
+  return out;
+}
 
 std::string session_report_json(const SessionRecord& r) {
   nlohmann::json denied = nlohmann::json::array();
@@ -34,6 +48,7 @@ std::string session_report_json(const SessionRecord& r) {
       {"decisions", {{"total", r.decisions}, {"allowed", r.allowed}, {"denied", r.denied}}},
       {"denied", denied},
       {"denials_not_listed", r.denials_dropped},
+      {"losses", losses(r.losses)},
       {"started_unix_ms", r.started_unix_ms},
       {"duration_ms", r.duration_ms},
   };

@@ -8,6 +8,7 @@ documentation address that cannot be reached from the namespace)."""
 import argparse
 import json
 import os
+import re
 import shutil
 import signal
 import socket
@@ -46,6 +47,17 @@ def start_dnsmasq(procs, workdir):
             except OSError:
                 time.sleep(0.1)
     raise RuntimeError("dnsmasq did not start")
+
+
+def stop_and_read(proc, err_path, timeout=10):
+    """SIGTERMs a broker, waits for it (bounded), and returns its stderr text."""
+    proc.send_signal(signal.SIGTERM)
+    try:
+        proc.wait(timeout)
+    except subprocess.TimeoutExpired:
+        pass  # Procs.stop() kills it at the end; the checks below then fail
+    with open(err_path) as f:
+        return f.read()
 
 
 def socks_exchange(port, frames):
@@ -256,8 +268,9 @@ def run(halo, workdir, procs, c):
     c.check("socks5 denied domain -> 0x02", len(r[1]) >= 2 and r[1][1] == 2, r)
 
     # --- limits: max connections answers a fast 503 -------------------------------------
-    small, sp, _, _ = start_broker(procs, halo, profile, workdir,
-                                   ["--max-connections", "2", "--log-level", "error"], name="small")
+    small, sp, _, small_err = start_broker(procs, halo, profile, workdir,
+                                           ["--max-connections", "2", "--log-level", "error"],
+                                           name="small")
     holders = [socket.create_connection(("127.0.0.1", sp), timeout=5) for _ in range(2)]
     time.sleep(0.2)
     t0 = time.time()
@@ -266,12 +279,18 @@ def run(halo, workdir, procs, c):
             got[:80])
     for h in holders:
         h.close()
+    # The stop summary names the count (printed whatever the log level).
+    summary = stop_and_read(small, small_err)
+    m = re.search(r"halo broker: warning: (\d+) connection\(s\) refused at the connection cap",
+                  summary)
+    c.check("stop summary counts the 503s at the cap", m is not None and int(m.group(1)) >= 1,
+            summary[-400:])
 
     # --- EMFILE: the accept loop backs off and recovers --------------------------------
     tight = os.path.join(workdir, "tight.yaml")
     with open(tight, "w") as f:
         f.write(f"egress:\n  default: deny\n  loopback: [{hp}]\n")
-    _, ep, _, eerr = start_broker(procs, "prlimit", tight, workdir, name="emfile",
+    emfile, ep, _, eerr = start_broker(procs, "prlimit", tight, workdir, name="emfile",
                                   extra=["--log-level", "warn"], prefix=["--nofile=40:40", halo])
     flood = []
     for _ in range(80):
@@ -286,6 +305,25 @@ def run(halo, workdir, procs, c):
     rc, out, e = curl("-x", f"http://127.0.0.1:{ep}", f"http://127.0.0.1:{hp}/after-emfile")
     c.check("accept survives EMFILE (backs off, then serves)",
             rc == 0 and '"/after-emfile"' in out and "Too many open files" in open(eerr).read(), e)
+    summary = stop_and_read(emfile, eerr)
+    m = re.search(r"halo broker: warning: (\d+) accept\(s\) failed for lack of file descriptors",
+                  summary)
+    c.check("stop summary counts the EMFILE accept failures",
+            m is not None and int(m.group(1)) >= 1, summary[-400:])
+
+    # --- audit file that cannot be written: counted, one error, named in the summary -----
+    os.symlink("/dev/full", os.path.join(workdir, "full.audit.jsonl"))  # start_broker's path
+    full, fp, _, ferr = start_broker(procs, halo, tight, workdir, name="full",
+                                     extra=["--log-level", "warn"])
+    for i in range(3):
+        curl("-x", f"http://127.0.0.1:{fp}", f"http://127.0.0.1:{hp}/full{i}")
+    summary = stop_and_read(full, ferr)
+    m = re.search(r"halo broker: warning: (\d+) audit line\(s\) could not be written", summary)
+    c.check("stop summary counts unwritten audit lines", m is not None and int(m.group(1)) >= 3,
+            summary[-400:])
+    c.check("audit write failure logged once, naming the path, not the record",
+            summary.count("full.audit.jsonl") == 1 and "No space left on device" in summary
+            and "/full0" not in summary, summary[-400:])
 
     # --- audit log: one line per decision, never secrets --------------------------------
     time.sleep(0.3)
@@ -309,6 +347,11 @@ def run(halo, workdir, procs, c):
         code = None
     idle.close()
     c.check("SIGTERM: drains and exits 0 within the drain deadline", code == 0, code)
+    with open(err) as f:
+        summary = f.read()
+    c.check("stop summary: decisions counted, no loss lines when nothing was lost",
+            re.search(r"halo broker: stopped; \d+ decisions", summary) is not None
+            and "halo broker: warning:" not in summary, summary[-400:])
 
 
 if __name__ == "__main__":

@@ -74,6 +74,7 @@ class FilterTest : public ::testing::Test {
     DnsFilterOptions o;
     o.policy = test::policy_from(test::kTestPolicy);
     o.upstream = up ? up : upstream;
+    o.pool = pool;
     o.limits = limits;
     o.audit = [this](const DnsAuditEvent& e) {
       std::lock_guard lock(mu);
@@ -158,6 +159,7 @@ class FilterTest : public ::testing::Test {
   }
 
   std::shared_ptr<FakeUpstream> upstream = std::make_shared<FakeUpstream>();
+  std::shared_ptr<SessionAddressPool> pool;  // null: the filter makes its own
   std::unique_ptr<DnsFilter> filter;
   sockaddr_in addr{};
   std::mutex mu;
@@ -322,6 +324,26 @@ TEST(ParseAddrPort, Forms) {
   EXPECT_FALSE(parse_addr_port("127.0.0.1"));
   EXPECT_FALSE(parse_addr_port("127.0.0.1:65536"));
   EXPECT_FALSE(parse_addr_port(":53"));
+}
+
+// Every drop the filter makes is counted in stats() (the broker folds these into
+// BrokerStats::losses): oversize and headerless datagrams, and the pool-full SERVFAIL.
+TEST_F(FilterTest, DropsAndPoolFullAreCounted) {
+  pool = std::make_shared<SessionAddressPool>(1);
+  start();
+  const auto first = test::answer_of(udp(test::query("allowed.test", rrtype::A, 1)));
+  EXPECT_EQ(first.answers.size(), 1u);
+  const auto full = test::answer_of(udp(test::query("x.wild.test", rrtype::A, 2)));
+  EXPECT_EQ(full.header.rcode(), static_cast<std::uint8_t>(Rcode::servfail));
+  udp(Bytes(5000, 0), false);    // over max_udp_query: dropped unread
+  udp(Bytes{1, 2, 3}, false);    // shorter than a header: dropped
+  const auto after = test::answer_of(udp(test::query("allowed.test", rrtype::AAAA, 3)));
+  EXPECT_EQ(after.answers.size(), 1u);  // serving goes on; the filter handles in order
+  const DnsFilterStats s = filter->stats();
+  EXPECT_EQ(s.pool_full, 1u);
+  EXPECT_EQ(s.dropped, 2u);
+  EXPECT_EQ(s.rate_limited, 0u);
+  EXPECT_EQ(s.accept_failed, 0u);
 }
 
 }  // namespace

@@ -184,8 +184,12 @@ def start_and_read_ports(cmd, timeout=15):
             ports["dns"] = int(m.group(1))
         if "dns" in ports and ("proxy" in ports or not broker):
             break
-    # Keep draining the pipe so the server never blocks on a full stderr.
-    threading.Thread(target=lambda: [None for _ in stream], daemon=True).start()
+    # Keep draining the pipe so the server never blocks on a full stderr; the lines are
+    # kept (proc.lines) for checks on what the server says when it stops.
+    proc.lines = []
+    proc.drain = threading.Thread(target=lambda: [proc.lines.append(l) for l in stream],
+                                  daemon=True)
+    proc.drain.start()
     return proc, ports
 
 
@@ -388,6 +392,18 @@ def main():
         check(any(l.get("qtype") == "TXT" and l.get("rcode") == "NXDOMAIN" for l in dns_lines)
               or not args.halo, "audit lines carry qtype and rcode")
         if args.halo:
+            # The stop summary names the filter's drops (the response-as-query above).
+            proc.terminate()
+            try:
+                proc.wait(timeout=10)
+            except subprocess.TimeoutExpired:
+                pass
+            proc.drain.join(timeout=5)
+            said = "".join(proc.lines)
+            m = re.search(r"halo broker: warning: (\d+) DNS message\(s\) dropped", said)
+            check(m is not None and int(m.group(1)) >= 1,
+                  "broker stop summary counts the dropped DNS message(s): %s"
+                  % (m.group(0) if m else said[-300:]))
             connects = [l for l in lines if l.get("transport") == "connect"]
             check(any(l.get("host") == "allowed.test" and l.get("verdict") == "allow" and
                       l.get("resolved", "").startswith("127.0.0.1") for l in connects),

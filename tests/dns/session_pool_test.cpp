@@ -30,9 +30,12 @@ TEST(SessionAddressPool, BoundedWithoutEviction) {
   SessionAddressPool pool(2);
   EXPECT_TRUE(pool.assign("a.test"));
   EXPECT_TRUE(pool.assign("b.test"));
+  EXPECT_EQ(pool.full_refusals(), 0u);
   EXPECT_FALSE(pool.assign("c.test"));
+  EXPECT_FALSE(pool.assign("d.test"));
   EXPECT_TRUE(pool.assign("a.test"));  // known names still answer
   EXPECT_EQ(pool.size(), 2u);
+  EXPECT_EQ(pool.full_refusals(), 2u);  // every refusal counted, known names never
 }
 
 TEST(SessionAddressPool, RangeCoversTheWholeSlash15) {

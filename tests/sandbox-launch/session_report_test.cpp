@@ -4,6 +4,9 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
+#include <iterator>
+
 #include "sandbox-launch/session_report.h"
 
 namespace halo::launch {
@@ -38,6 +41,60 @@ TEST(SessionReport, CarriesWhatHappened) {
   EXPECT_EQ(j["denied"][0]["port"], 443);
   EXPECT_EQ(j["denied"][0]["rule"], "deniedDomains: pastebin.com (p.yaml:4)");
   EXPECT_FALSE(j.contains("broker_error"));
+}
+
+// The report's "losses" keys, as tools read them. A key renamed or a counter not carried
+// fails here.
+struct LossRow {
+  const char* key;
+  std::uint64_t broker::LossCounters::*field;
+};
+const LossRow kLossRows[] = {
+    {"audit_lines_not_written", &broker::LossCounters::audit_write_failures},
+    {"connections_refused_at_cap", &broker::LossCounters::overload_rejections},
+    {"accept_descriptor_failures", &broker::LossCounters::accept_descriptor_failures},
+    {"dns_dropped", &broker::LossCounters::dns_dropped},
+    {"dns_rate_limited", &broker::LossCounters::dns_rate_limited},
+    {"dns_pool_full", &broker::LossCounters::dns_pool_full},
+    {"dns_tcp_refused", &broker::LossCounters::dns_tcp_refused},
+    {"dns_send_failed", &broker::LossCounters::dns_send_failed},
+    {"dns_accept_failures", &broker::LossCounters::dns_accept_failures},
+};
+
+TEST(SessionReport, LossesCarryEveryKeyEvenWhenZero) {
+  const auto j = nlohmann::json::parse(session_report_json(SessionRecord{}));
+  ASSERT_TRUE(j.contains("losses"));
+  EXPECT_EQ(j["losses"].size(), std::size(kLossRows));
+  for (const auto& row : kLossRows) {
+    SCOPED_TRACE(row.key);
+    ASSERT_TRUE(j["losses"].contains(row.key));
+    EXPECT_EQ(j["losses"][row.key], 0u);
+  }
+  EXPECT_EQ(session_loss_warnings(broker::LossCounters{}), "");
+}
+
+TEST(SessionReport, LossesRoundTripEachCounter) {
+  SessionRecord r;
+  std::uint64_t value = 1000;
+  for (const auto& row : kLossRows) r.losses.*row.field = value++;  // distinct values
+  const auto j = nlohmann::json::parse(session_report_json(r));
+  value = 1000;
+  for (const auto& row : kLossRows) {
+    SCOPED_TRACE(row.key);
+    EXPECT_EQ(j["losses"][row.key].get<std::uint64_t>(), value++);
+  }
+}
+
+TEST(SessionReport, OneWarningLinePerNonZeroLoss) {
+  for (const auto& row : kLossRows) {
+    SCOPED_TRACE(row.key);
+    broker::LossCounters l;
+    l.*row.field = 7;
+    const std::string text = session_loss_warnings(l);
+    EXPECT_EQ(text.rfind("halo: warning: 7 ", 0), 0u) << text;
+    EXPECT_EQ(std::count(text.begin(), text.end(), '\n'), 1) << text;
+    EXPECT_EQ(l.total(), 7u);
+  }
 }
 
 }  // namespace
