@@ -6,7 +6,8 @@
 # stopped by its PID; every step is bounded.
 #
 #   bench/broker_compare.sh [BUILD_DIR]      (default: build)
-# Knobs: N_LAT (2000), CONC (50), SECS (5), BYTES (1 GiB), IDLE (1000), RUNS (3)
+# Knobs: N_LAT (2000), CONC (50), SECS (5), BYTES (1 GiB), IDLE (1000), RUNS (3),
+#        HALO_THREADS (the broker's --threads; default: the broker's own default)
 set -euo pipefail
 BUILD=${1:-build}
 HALO=$BUILD/cli/halo
@@ -57,7 +58,8 @@ egress:
   loopback: [$ECHO, $SOURCE]
 YAML
 "$HALO" broker --profile "$WORK/profile.yaml" --listen 127.0.0.1:0 --resolver-hosts "$WORK/hosts" \
-  --log-level error --max-connections 20000 2> "$WORK/halo.err" &
+  --log-level error --max-connections 20000 ${HALO_THREADS:+--threads "$HALO_THREADS"} \
+  2> "$WORK/halo.err" &
 HALO_PID=$!; PIDS+=($HALO_PID)
 for _ in $(seq 100); do grep -q "listening on" "$WORK/halo.err" && break; sleep 0.1; done
 HALO_PORT=$(grep -o 'listening on 127.0.0.1:[0-9]*' "$WORK/halo.err" | cut -d: -f2)
