@@ -5,22 +5,19 @@ a local TLS server with a certificate made here), raw malformed and smuggling re
 limits, and names from a hosts file and from a dnsmasq started here (a name rebinding to
 127.0.0.1, one CNAMEing to a denied name, one resolving to 10.0.0.5, one to a
 documentation address that cannot be reached from the namespace)."""
-import argparse
 import json
 import os
 import re
-import shutil
 import signal
 import socket
 import struct
 import subprocess
 import sys
-import tempfile
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from broker_lib import (Checks, EchoHandler, Procs, audit_lines, curl, free_port,  # noqa: E402
-                        in_private_netns, make_cert, raw, start_broker, start_http, status_of)
+from broker_lib import (EchoHandler, audit_lines, curl, free_port,  # noqa: E402
+                        make_cert, netns_test_main, raw, start_broker, start_http, status_of)
 
 
 def start_dnsmasq(procs, workdir):
@@ -71,25 +68,6 @@ def socks_exchange(port, frames):
             except (socket.timeout, ConnectionResetError):
                 out.append(b"")
     return out
-
-
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--halo", required=True)
-    args = ap.parse_args()
-    rc = in_private_netns([sys.executable, os.path.abspath(__file__), *sys.argv[1:]])
-    if rc is not None:
-        return rc
-
-    c = Checks()
-    procs = Procs()
-    workdir = tempfile.mkdtemp(prefix="halo-broker-it-")
-    try:
-        run(args.halo, workdir, procs, c)
-    finally:
-        procs.stop()
-        shutil.rmtree(workdir, ignore_errors=True)
-    return c.done()
 
 
 def run(halo, workdir, procs, c):
@@ -355,4 +333,4 @@ def run(halo, workdir, procs, c):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(netns_test_main(run, "halo-broker-it-"))

@@ -1,16 +1,19 @@
 """Shared helpers for the broker integration tests: processes started and stopped by PID,
 loopback servers, a profile written with the test's own ports, raw-socket exchanges.
 Everything binds 127.0.0.1 port 0; nothing here reaches past loopback."""
+import argparse
 import contextlib
 import http.server
 import json
 import os
 import re
+import shutil
 import signal
 import socket
 import socketserver
 import ssl
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -182,3 +185,25 @@ def in_private_netns(argv):
         return None
     env = dict(os.environ, HALO_TEST_NETNS="1")
     return subprocess.run(["unshare", "-n", *argv], env=env, timeout=290).returncode
+
+
+def netns_test_main(run, prefix):
+    """The shape every broker integration script shares: `--halo PATH`, re-run inside a
+    private network namespace, then run(halo, workdir, procs, checks) with a temporary
+    workdir; processes are stopped and the workdir removed whatever happens. Returns the
+    exit code."""
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--halo", required=True)
+    args = ap.parse_args()
+    rc = in_private_netns([sys.executable, os.path.abspath(sys.argv[0]), *sys.argv[1:]])
+    if rc is not None:
+        return rc
+    c = Checks()
+    procs = Procs()
+    workdir = tempfile.mkdtemp(prefix=prefix)
+    try:
+        run(args.halo, workdir, procs, c)
+    finally:
+        procs.stop()
+        shutil.rmtree(workdir, ignore_errors=True)
+    return c.done()

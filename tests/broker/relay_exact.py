@@ -6,18 +6,15 @@ through CONNECT and SOCKS5, in two shapes:
                answer (its whole stream must still arrive after the client's FIN)
 Size per direction: HALO_RELAY_BYTES (default 64 MiB; 1073741824 for the 1 GiB proof).
 Loopback only, inside a private network namespace."""
-import argparse
 import hashlib
 import os
-import shutil
 import socket
 import sys
-import tempfile
 import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from broker_lib import Checks, Procs, in_private_netns, start_broker  # noqa: E402
+from broker_lib import netns_test_main, start_broker  # noqa: E402
 
 CHUNK = 1 << 20
 
@@ -117,35 +114,21 @@ def run_case(bp, server, opener, shape):
             and got.hexdigest() == s_sent), took, (sn, n)
 
 
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--halo", required=True)
-    args = ap.parse_args()
-    rc = in_private_netns([sys.executable, os.path.abspath(__file__), *sys.argv[1:]])
-    if rc is not None:
-        return rc
+def run(halo, workdir, procs, c):
     total = int(os.environ.get("HALO_RELAY_BYTES", str(64 << 20)))
-    c = Checks()
-    procs = Procs()
-    workdir = tempfile.mkdtemp(prefix="halo-relay-")
-    try:
-        server = Server(total)
-        profile = os.path.join(workdir, "profile.yaml")
-        with open(profile, "w") as f:
-            f.write(f"egress:\n  default: deny\n  loopback: [{server.port}]\n")
-        _, bp, _, _ = start_broker(procs, args.halo, profile, workdir, ["--log-level", "warn"])
-        print(f"relay size per direction: {total} bytes")
-        for name, opener in (("CONNECT", open_connect), ("SOCKS5", open_socks)):
-            for shape in ("concurrent", "half-close"):
-                ok, took, counts = run_case(bp, server, opener, shape)
-                mbps = 2 * total / took / 1e6
-                c.check(f"{name} {shape}: {total} bytes each way, checksums equal "
-                        f"({took:.2f}s, {mbps:.0f} MB/s both ways)", ok, counts)
-    finally:
-        procs.stop()
-        shutil.rmtree(workdir, ignore_errors=True)
-    return c.done()
+    server = Server(total)
+    profile = os.path.join(workdir, "profile.yaml")
+    with open(profile, "w") as f:
+        f.write(f"egress:\n  default: deny\n  loopback: [{server.port}]\n")
+    _, bp, _, _ = start_broker(procs, halo, profile, workdir, ["--log-level", "warn"])
+    print(f"relay size per direction: {total} bytes")
+    for name, opener in (("CONNECT", open_connect), ("SOCKS5", open_socks)):
+        for shape in ("concurrent", "half-close"):
+            ok, took, counts = run_case(bp, server, opener, shape)
+            mbps = 2 * total / took / 1e6
+            c.check(f"{name} {shape}: {total} bytes each way, checksums equal "
+                    f"({took:.2f}s, {mbps:.0f} MB/s both ways)", ok, counts)
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(netns_test_main(run, "halo-relay-"))

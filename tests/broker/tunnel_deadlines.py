@@ -5,16 +5,14 @@ keeps moving stays open past it; every tunnel is closed after --max-tunnel-ms ho
 busy ("max_duration"); a dial that gets no answer is a 504 after --connect-timeout-ms
 (a loopback listener whose accept queue is full drops the SYN); a request head that never ends is a 408. Every wait
 is bounded; the namespace holds only `lo`."""
-import argparse
 import os
 import socket
 import sys
-import tempfile
 import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from broker_lib import Checks, Procs, audit_lines, in_private_netns, start_broker, status_of  # noqa: E402
+from broker_lib import audit_lines, netns_test_main, start_broker, status_of  # noqa: E402
 
 
 def start_echo():
@@ -80,23 +78,6 @@ def closed_within(s, seconds):
 def last_audit(audit, port):
     lines = [a for a in audit_lines(audit) if a.get("port") == port]
     return lines[-1] if lines else {}
-
-
-def main():
-    ap = argparse.ArgumentParser()
-    ap.add_argument("--halo", required=True)
-    args = ap.parse_args()
-    rc = in_private_netns([sys.executable, os.path.abspath(__file__), *sys.argv[1:]])
-    if rc is not None:
-        return rc
-    c = Checks()
-    procs = Procs()
-    try:
-        with tempfile.TemporaryDirectory() as workdir:
-            run(args.halo, workdir, procs, c)
-    finally:
-        procs.stop()
-    return c.done()
 
 
 def run(halo, workdir, procs, c):
@@ -235,4 +216,4 @@ def run(halo, workdir, procs, c):
 
 
 if __name__ == "__main__":
-    sys.exit(main())
+    sys.exit(netns_test_main(run, "halo-deadlines-"))
