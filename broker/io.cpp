@@ -3,7 +3,6 @@
 #include <boost/asio/as_tuple.hpp>
 #include <boost/asio/steady_timer.hpp>
 #include <boost/asio/use_awaitable.hpp>
-#include <boost/asio/write.hpp>
 #include <memory>
 
 namespace halo::broker {
@@ -21,7 +20,11 @@ error_code timed_out() {
 //
 // The handler may already be queued (expired) when the operation completes; `done` tells
 // it the operation is over so it never cancels a later one. While `done` is false the
-// awaiting coroutine is suspended on the operation, so the socket is alive.
+// awaiting coroutine is suspended on an operation, so the socket is alive.
+// An operation counts as timed out only when it ended aborted after the deadline fired:
+// one that completed (bytes read, connected, refused) in the same tick keeps its result.
+// cancel() reaches only the operation pending at that instant, so a sequence of steps
+// (a whole write) checks expired() before each one.
 class Deadline {
  public:
   Deadline(tcp::socket& s, Millis d)
@@ -33,17 +36,18 @@ class Deadline {
       sock->cancel(ignored);
     });
   }
-  ~Deadline() { finish(); }
+  ~Deadline() { finish({}); }
   Deadline(const Deadline&) = delete;
   Deadline& operator=(const Deadline&) = delete;
 
-  // Call when the operation completed; true when the deadline cut it short.
-  bool finish() {
+  bool expired() const { return state_->expired; }
+  // Call when the operation completed with `ec`; true when the deadline cut it short.
+  bool finish(const error_code& ec) {
     if (!state_->done) {
       state_->done = true;
       timer_.cancel();
     }
-    return state_->expired;
+    return state_->expired && ec == asio::error::operation_aborted;
   }
 
  private:
@@ -69,7 +73,7 @@ asio::awaitable<std::pair<error_code, std::size_t>> read_some_for(tcp::socket& s
   if (!ec || ec != asio::error::would_block) co_return std::pair{ec, n};
   Deadline d(s, deadline);
   auto [rec, rn] = co_await s.async_read_some(b, kTuple);
-  if (d.finish()) co_return std::pair{timed_out(), std::size_t{0}};
+  if (d.finish(rec)) co_return std::pair{timed_out(), std::size_t{0}};
   co_return std::pair{rec, rn};
 }
 
@@ -82,9 +86,17 @@ asio::awaitable<error_code> write_all_for(tcp::socket& s, asio::const_buffer b, 
   if (ec && ec != asio::error::would_block) co_return ec;
   b += n;
   Deadline d(s, deadline);
-  auto [wec, wn] = co_await asio::async_write(s, b, kTuple);
-  if (d.finish()) co_return timed_out();
-  co_return wec;
+  while (b.size() > 0) {
+    if (d.expired()) {
+      d.finish(asio::error::operation_aborted);
+      co_return timed_out();
+    }
+    auto [wec, wn] = co_await s.async_write_some(b, kTuple);
+    if (wec) co_return d.finish(wec) ? timed_out() : wec;
+    b += wn;
+  }
+  d.finish({});
+  co_return error_code{};
 }
 
 asio::awaitable<error_code> write_all_for(tcp::socket& s, std::string_view text,
@@ -95,7 +107,7 @@ asio::awaitable<error_code> write_all_for(tcp::socket& s, std::string_view text,
 asio::awaitable<error_code> connect_for(tcp::socket& s, const tcp::endpoint& ep, Millis deadline) {
   Deadline d(s, deadline);
   auto [ec] = co_await s.async_connect(ep, kTuple);
-  if (d.finish()) co_return timed_out();
+  if (d.finish(ec)) co_return timed_out();
   co_return ec;
 }
 

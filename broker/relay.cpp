@@ -179,14 +179,26 @@ asio::awaitable<RelayResult> relay(tcp::socket& client, tcp::socket& upstream,
   // Downstream runs as its own coroutine; upstream runs here. Everything below stays on
   // this session's executor (one thread), so the flags need no synchronization. The
   // relay's frame (sockets, counts, `down_done`) outlives the spawned pump: it waits for it.
+  // Each pump, as it ends, counts itself out of live_pumps, so a watchdog handler that runs
+  // after both ended (before this coroutine resumes) leaves the close reason alone. A pump
+  // that throws (allocation failure) breaks the tunnel so the other one ends too; the
+  // exception is rethrown once both are over.
   asio::steady_timer down_done(ex, asio::steady_timer::time_point::max());
   bool down_finished = false;
+  std::exception_ptr down_failure;
   asio::co_spawn(ex, pump(upstream, client, result.down, *st, limits, try_splice, s2),
-                 [&down_finished, &down_done](std::exception_ptr) {
+                 [&down_finished, &down_done, &down_failure, &client, &upstream,
+                  st](std::exception_ptr e) {
+                   --st->live_pumps;
+                   if (e) {
+                     down_failure = e;
+                     st->broken = true;
+                     tear_down(client, upstream);
+                   }
                    down_finished = true;
                    down_done.cancel();
                  });
-  std::exception_ptr failure;  // (allocation failure) the spawned pump still ends first
+  std::exception_ptr failure;
   try {
     co_await pump(client, upstream, result.up, *st, limits, try_splice, s1);
   } catch (...) {
@@ -194,9 +206,11 @@ asio::awaitable<RelayResult> relay(tcp::socket& client, tcp::socket& upstream,
     st->broken = true;
     tear_down(client, upstream);
   }
+  --st->live_pumps;
   if (!down_finished) co_await down_done.async_wait(kTuple);
   st->live_pumps = 0;
   watchdog->cancel();
+  if (!failure) failure = down_failure;
   if (failure) std::rethrow_exception(failure);
   result.spliced = s1 || s2;
   result.close_reason = st->duration_expired ? "max_duration"

@@ -141,6 +141,9 @@ void run_broker(BrokerArgs& a) {
 }  // namespace
 
 void add_broker_command(CLI::App& app) {
+  // Deadlines in milliseconds: at least 1, at most a year (larger values would overflow
+  // the clock arithmetic and expire at once).
+  static const CLI::Range kMillisRange(1L, 366L * 24 * 3600 * 1000);
   auto args = std::make_shared<BrokerArgs>();
   auto* cmd = app.add_subcommand(
       "broker", "Run the egress broker: HTTP proxy (CONNECT, absolute-form) and SOCKS5 on one port");
@@ -163,12 +166,15 @@ void add_broker_command(CLI::App& app) {
   cmd->add_option("--max-connections", args->limits.max_connections,
                   "Open client connections before new ones get a fast 503");
   cmd->add_option("--max-head-bytes", args->limits.max_head_bytes, "Request head size cap");
-  cmd->add_option("--head-timeout-ms", args->head_timeout_ms, "Deadline for a whole request head");
-  cmd->add_option("--connect-timeout-ms", args->connect_timeout_ms, "Deadline for dialing upstream");
-  cmd->add_option("--idle-timeout-ms", args->idle_timeout_ms, "Idle deadline for tunnels");
+  cmd->add_option("--head-timeout-ms", args->head_timeout_ms, "Deadline for a whole request head")
+      ->check(kMillisRange);
+  cmd->add_option("--connect-timeout-ms", args->connect_timeout_ms, "Deadline for dialing upstream")
+      ->check(kMillisRange);
+  cmd->add_option("--idle-timeout-ms", args->idle_timeout_ms, "Idle deadline for tunnels")
+      ->check(kMillisRange);
   cmd->add_option("--max-tunnel-ms", args->max_tunnel_ms,
                   "Longest a tunnel may live, however busy (default 24 h)")
-      ->check(CLI::PositiveNumber);
+      ->check(kMillisRange);
   cmd->callback([args] { run_broker(*args); });
 }
 

@@ -127,14 +127,19 @@ void sandbox_child_main(const ChildConfig& c) {
     mask_paths(walk.sockets, daemons, "host socket");
     std::vector<std::string> net_holes = std::move(daemons.fs_reasons);
     for (auto& r : walk.incomplete) net_holes.push_back(std::move(r));
+    // While the host's /proc stays (no PID namespace, or a fresh procfs could not be
+    // mounted), /proc/PID/root of a host process of the same user reaches the masked host
+    // sockets (and protected paths) again: a network hole, not only a filesystem one.
     if (c.new_pid_ns) {
       MountOutcome proc;
       mount_proc(proc);
+      if (!proc.proc_private)
+        net_holes.push_back("/proc not private (a fresh procfs could not be mounted): "
+                            "/proc/PID/root of host processes reaches the host sockets masked "
+                            "here");
       if (!plan.fs.protected_paths.empty())
         for (auto& r : proc.fs_reasons) mo.fs_reasons.push_back(r);
     } else {
-      // The host's /proc stays: through /proc/PID/root of a host process of the same user
-      // the masked host sockets (and protected paths) are reachable again.
       net_holes.push_back("no PID namespace: /proc/PID/root of host processes reaches the "
                           "host sockets masked here");
       if (!plan.fs.protected_paths.empty())

@@ -195,8 +195,10 @@ def run(halo, workdir, procs, c):
             ok and rule.startswith("allowedDomains: echo.test") and f"+ loopback grant: {echo_port}" in rule,
             rule)
 
-    # Many short tunnels in a row: a deadline that fired late never cancels a later
-    # operation (each one completes with "done").
+    # Many short tunnels in a row, each through the head read, the dial (a Deadline each)
+    # and the relay: all complete, and every one is audited "done" (a deadline handler or
+    # the watchdog firing late would turn one into a 504, "idle" or "reset").
+    before = len([a for a in audit_lines(audit) if a.get("port") == echo_port])
     good = 0
     for _ in range(200):
         s, status = connect_tunnel(bp, target)
@@ -207,6 +209,10 @@ def run(halo, workdir, procs, c):
                 good += 1
         s.close()
     c.check("200 short tunnels in a row all complete", good == 200, f"{good}/200")
+    time.sleep(0.3)
+    reasons = [a.get("close_reason") for a in audit_lines(audit) if a.get("port") == echo_port][before:]
+    c.check("200 short tunnels are all audited done", len(reasons) == 200 and set(reasons) == {"done"},
+            f"{len(reasons)} lines, reasons {sorted(set(map(str, reasons)))}")
     broker.terminate()
     broker.wait(10)
     echo.close()

@@ -30,6 +30,17 @@ TEST(NormalizeHost, CanonicalFastPathAgreesWithNormalization) {
                                      "a_b.c", "A.b", "0x1f", "1.2.3.4", "a.0x1g", "a.123",
                                      "xn--bcher-kva.example", std::string(63, 'a') + ".b",
                                      std::string(64, 'a') + ".b", "a b", "a/b", "a\x7f"};
+  const std::string l63(63, 'a');
+  const std::string n253 = l63 + "." + l63 + "." + l63 + "." + std::string(61, 'a');
+  inputs.push_back(n253);                      // 253 octets: the longest name
+  inputs.push_back(n253 + "a");                // 254
+  inputs.push_back("b." + std::string(64, 'a'));  // last label over 63
+  inputs.push_back("b." + l63);
+  inputs.push_back(std::string("a\0b.c", 5));   // NUL inside
+  inputs.push_back("b\xc3\xa9.example");        // UTF-8: normalizes to an A-label
+  inputs.push_back("\x80.example");
+  inputs.push_back("a.b:443");
+  inputs.push_back("[::1]");
   for (const auto& row : testing::nasty_hosts()) inputs.emplace_back(row.raw);
   for (const auto& raw : inputs) {
     SCOPED_TRACE(raw);
