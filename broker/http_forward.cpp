@@ -205,7 +205,8 @@ asio::awaitable<bool> ClientSession::serve_forward(const proto::RequestHead& req
     BodyCopy down = co_await copy_body(upstream_, resp_in, client_, framing, lim, rec.bytes_down);
     upstream_.close(ec);
     if (down.error || down.ec) {
-      rec.close_reason = down.error ? down.error : "response relay failed";
+      rec.close_reason = down.error ? std::string(down.error)
+                                    : "response relay failed: " + down.ec.message();
       close_both();
       finish(rec);
       co_return false;

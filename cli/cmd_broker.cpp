@@ -46,6 +46,7 @@ struct BrokerArgs {
   long connect_timeout_ms = broker::Limits::kConnectDeadline.count();
   long idle_timeout_ms = broker::Limits::kIdleDeadline.count();
   long max_tunnel_ms = broker::Limits::kMaxTunnelDuration.count();
+  long write_timeout_ms = broker::Limits::kWriteDeadline.count();
 };
 
 void run_broker(BrokerArgs& a) {
@@ -70,6 +71,7 @@ void run_broker(BrokerArgs& a) {
   o.limits.connect_deadline = broker::Millis(a.connect_timeout_ms);
   o.limits.idle_deadline = broker::Millis(a.idle_timeout_ms);
   o.limits.max_tunnel_duration = broker::Millis(a.max_tunnel_ms);
+  o.limits.write_deadline = broker::Millis(a.write_timeout_ms);
 
   // Signals are taken by one thread with sigwait; every other thread (the broker's
   // workers included) inherits the blocked mask.
@@ -174,6 +176,9 @@ void add_broker_command(CLI::App& app) {
       ->check(kMillisRange);
   cmd->add_option("--max-tunnel-ms", args->max_tunnel_ms,
                   "Longest a tunnel may live, however busy (default 24 h)")
+      ->check(kMillisRange);
+  cmd->add_option("--write-timeout-ms", args->write_timeout_ms,
+                  "Deadline for writing an answer or a response to a client that stopped reading")
       ->check(kMillisRange);
   cmd->callback([args] { run_broker(*args); });
 }

@@ -3,8 +3,9 @@
 no byte moving is closed after --idle-timeout-ms (audit close_reason "idle"); one that
 keeps moving stays open past it; every tunnel is closed after --max-tunnel-ms however
 busy ("max_duration"); a dial that gets no answer is a 504 after --connect-timeout-ms
-(a loopback listener whose accept queue is full drops the SYN); a request head that never ends is a 408. Every wait
-is bounded; the namespace holds only `lo`."""
+(a loopback listener whose accept queue is full drops the SYN); a request head that never
+ends is a 408; a forwarded response to a client that stopped reading is given up after
+--write-timeout-ms. Every wait is bounded; the namespace holds only `lo`."""
 import os
 import socket
 import sys
@@ -31,6 +32,43 @@ def start_echo():
                         conn.shutdown(socket.SHUT_WR)
                         return
                     conn.sendall(b)
+            except OSError:
+                return
+
+    def loop():
+        while True:
+            try:
+                c, _ = srv.accept()
+            except OSError:
+                return
+            threading.Thread(target=serve, args=(c,), daemon=True).start()
+
+    threading.Thread(target=loop, daemon=True).start()
+    return srv, srv.getsockname()[1]
+
+
+def start_big_http():
+    """A raw HTTP server on 127.0.0.1:0 whose every response is a 64 MiB body, written
+    until the peer goes away (one thread per connection, daemon)."""
+    srv = socket.socket()
+    srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(8)
+    size = 64 << 20
+
+    def serve(conn):
+        with conn:
+            try:
+                head = b""
+                while b"\r\n\r\n" not in head:
+                    chunk = conn.recv(4096)
+                    if not chunk:
+                        return
+                    head += chunk
+                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % size)
+                block = b"b" * (1 << 16)
+                for _ in range(size // len(block)):
+                    conn.sendall(block)
             except OSError:
                 return
 
@@ -82,6 +120,7 @@ def last_audit(audit, port):
 
 def run(halo, workdir, procs, c):
     echo, echo_port = start_echo()
+    big, big_port = start_big_http()
     # A listener that never accepts, its queue filled: Linux drops further SYNs to it, so a
     # dial there is never answered.
     stuck = socket.socket()
@@ -99,14 +138,15 @@ def run(halo, workdir, procs, c):
     with open(profile, "w") as f:
         f.write("egress:\n  default: deny\n"
                 "  allowedDomains: [echo.test]\n"
-                f"  loopback: [{echo_port}, {stuck_port}]\n")
+                f"  loopback: [{echo_port}, {stuck_port}, {big_port}]\n")
     hosts = os.path.join(workdir, "hosts")
     with open(hosts, "w") as f:
         f.write("127.0.0.1 echo.test\n")
     broker, bp, audit, _ = start_broker(
         procs, halo, profile, workdir,
         extra=["--resolver-hosts", hosts, "--idle-timeout-ms", "600", "--max-tunnel-ms", "2500",
-               "--connect-timeout-ms", "700", "--head-timeout-ms", "800", "--log-level", "warn"])
+               "--connect-timeout-ms", "700", "--head-timeout-ms", "800", "--write-timeout-ms", "700",
+               "--log-level", "warn"])
     target = f"127.0.0.1:{echo_port}"
 
     # Idle: bytes move once, then nothing; the broker closes after ~0.6 s.
@@ -183,6 +223,35 @@ def run(halo, workdir, procs, c):
     c.check("head deadline: 408 for a head that never ends", status_of(answer) == 408, repr(answer[:40]))
     c.check("head deadline: answered near the deadline", 0.5 <= took <= 3.0, f"took {took:.2f}")
 
+    # Write deadline: a forwarded response to a client that stopped reading. The broker
+    # gives up after ~0.7 s of no progress writing (the idle deadline is 0.6 s only for
+    # tunnels; the upstream here never stops sending), closes, and says why.
+    t0 = time.time()
+    with socket.create_connection(("127.0.0.1", bp), timeout=5) as s:
+        s.setsockopt(socket.SOL_SOCKET, socket.SO_RCVBUF, 4096)
+        s.sendall(f"GET http://127.0.0.1:{big_port}/big HTTP/1.1\r\nHost: 127.0.0.1:{big_port}\r\n\r\n".encode())
+        line = {}
+        while time.time() - t0 < 10 and not line:  # not reading: wait for the audit line
+            time.sleep(0.1)
+            line = last_audit(audit, big_port)
+        took = time.time() - t0
+        got = 0
+        s.settimeout(2)
+        try:
+            while got < (80 << 20):  # drain what sits in the buffers: then EOF or a reset
+                b = s.recv(1 << 20)
+                if not b:
+                    break
+                got += len(b)
+        except (socket.timeout, ConnectionResetError):
+            pass
+    c.check("write deadline: a stalled client is given up on near the deadline",
+            bool(line) and 0.5 <= took <= 5.0, f"took {took:.2f}, {line}")
+    c.check("write deadline: the audit says the write timed out",
+            "timed out" in line.get("close_reason", ""), str(line))
+    c.check("write deadline: the client got part of the body, not all of it", 0 < got < (64 << 20),
+            f"{got} bytes")
+
     # A name allowed by its rule and dialed at an address only a grant opens: the audit
     # names both rules.
     s, status = connect_tunnel(bp, f"echo.test:{echo_port}")
@@ -216,6 +285,7 @@ def run(halo, workdir, procs, c):
     broker.terminate()
     broker.wait(10)
     echo.close()
+    big.close()
     for f in fillers:
         f.close()
     stuck.close()
