@@ -16,8 +16,8 @@ import sys
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from broker_lib import (EchoHandler, audit_lines, curl, free_port,  # noqa: E402
-                        make_cert, netns_test_main, raw, start_broker, start_http, status_of)
+from broker_lib import (EchoHandler, audit_lines, curl, free_port, make_cert,  # noqa: E402
+                        netns_test_main, raw, recv_until, start_broker, start_http, status_of)
 
 
 def start_dnsmasq(procs, workdir):
@@ -210,12 +210,7 @@ def run(halo, workdir, procs, c):
     # --- keep-alive: every request decided on its own ---------------------------------
     with socket.create_connection(("127.0.0.1", bp), timeout=5) as s:
         s.sendall(f"GET http://{host}/ka1 HTTP/1.1\r\nHost: {host}\r\n\r\n".encode())
-        first = b""
-        while b"}" not in first:
-            chunk = s.recv(65536)
-            if not chunk:
-                break
-            first += chunk
+        first = recv_until(s, b"}")
         s.sendall(b"GET http://denied.test/ka2 HTTP/1.1\r\nHost: denied.test\r\n\r\n")
         second = b""
         s.settimeout(5)

@@ -143,6 +143,18 @@ def raw(port, data, read_timeout=5.0, shutdown=False, read_all=True):
         return out
 
 
+def recv_until(sock, marker, limit=1 << 20):
+    """Reads from `sock` until `marker` arrived, EOF, or `limit` bytes; returns the bytes
+    (the socket's own timeout bounds each read)."""
+    out = b""
+    while marker not in out and len(out) < limit:
+        chunk = sock.recv(65536)
+        if not chunk:
+            break
+        out += chunk
+    return out
+
+
 def status_of(response):
     m = re.match(rb"HTTP/1\.[01] (\d{3})", response)
     return int(m.group(1)) if m else None

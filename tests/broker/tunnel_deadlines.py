@@ -13,28 +13,17 @@ import threading
 import time
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-from broker_lib import audit_lines, netns_test_main, start_broker, status_of  # noqa: E402
+from broker_lib import audit_lines, netns_test_main, recv_until, start_broker, status_of  # noqa: E402
 
 
-def start_echo():
-    """A raw TCP echo server on 127.0.0.1:0 (one thread per connection, daemon)."""
+def start_tcp_server(serve):
+    """A TCP server on 127.0.0.1:0 running serve(conn) in a daemon thread per connection;
+    returns (listening socket, port). Closing the socket ends the accept loop."""
     srv = socket.socket()
     srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
     srv.bind(("127.0.0.1", 0))
     srv.listen(64)
 
-    def serve(conn):
-        with conn:
-            try:
-                while True:
-                    b = conn.recv(65536)
-                    if not b:
-                        conn.shutdown(socket.SHUT_WR)
-                        return
-                    conn.sendall(b)
-            except OSError:
-                return
-
     def loop():
         while True:
             try:
@@ -47,54 +36,40 @@ def start_echo():
     return srv, srv.getsockname()[1]
 
 
-def start_big_http():
-    """A raw HTTP server on 127.0.0.1:0 whose every response is a 64 MiB body, written
-    until the peer goes away (one thread per connection, daemon)."""
-    srv = socket.socket()
-    srv.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
-    srv.bind(("127.0.0.1", 0))
-    srv.listen(8)
+def echo(conn):
+    """Echoes until EOF, then half-closes."""
+    with conn:
+        try:
+            while True:
+                b = conn.recv(65536)
+                if not b:
+                    conn.shutdown(socket.SHUT_WR)
+                    return
+                conn.sendall(b)
+        except OSError:
+            return
+
+
+def big_http(conn):
+    """Answers one HTTP request with a 64 MiB body, written until the peer goes away."""
     size = 64 << 20
-
-    def serve(conn):
-        with conn:
-            try:
-                head = b""
-                while b"\r\n\r\n" not in head:
-                    chunk = conn.recv(4096)
-                    if not chunk:
-                        return
-                    head += chunk
-                conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % size)
-                block = b"b" * (1 << 16)
-                for _ in range(size // len(block)):
-                    conn.sendall(block)
-            except OSError:
+    with conn:
+        try:
+            if b"\r\n\r\n" not in recv_until(conn, b"\r\n\r\n"):
                 return
-
-    def loop():
-        while True:
-            try:
-                c, _ = srv.accept()
-            except OSError:
-                return
-            threading.Thread(target=serve, args=(c,), daemon=True).start()
-
-    threading.Thread(target=loop, daemon=True).start()
-    return srv, srv.getsockname()[1]
+            conn.sendall(b"HTTP/1.1 200 OK\r\nContent-Length: %d\r\n\r\n" % size)
+            block = b"b" * (1 << 16)
+            for _ in range(size // len(block)):
+                conn.sendall(block)
+        except OSError:
+            return
 
 
 def connect_tunnel(broker_port, target):
     """Opens a CONNECT tunnel; returns (socket, status)."""
     s = socket.create_connection(("127.0.0.1", broker_port), timeout=5)
     s.sendall(f"CONNECT {target} HTTP/1.1\r\nHost: {target}\r\n\r\n".encode())
-    head = b""
-    while b"\r\n\r\n" not in head:
-        chunk = s.recv(4096)
-        if not chunk:
-            break
-        head += chunk
-    return s, status_of(head)
+    return s, status_of(recv_until(s, b"\r\n\r\n"))
 
 
 def closed_within(s, seconds):
@@ -119,8 +94,8 @@ def last_audit(audit, port):
 
 
 def run(halo, workdir, procs, c):
-    echo, echo_port = start_echo()
-    big, big_port = start_big_http()
+    echo_srv, echo_port = start_tcp_server(echo)
+    big_srv, big_port = start_tcp_server(big_http)
     # A listener that never accepts, its queue filled: Linux drops further SYNs to it, so a
     # dial there is never answered.
     stuck = socket.socket()
@@ -284,8 +259,8 @@ def run(halo, workdir, procs, c):
             f"{len(reasons)} lines, reasons {sorted(set(map(str, reasons)))}")
     broker.terminate()
     broker.wait(10)
-    echo.close()
-    big.close()
+    echo_srv.close()
+    big_srv.close()
     for f in fillers:
         f.close()
     stuck.close()
