@@ -7,7 +7,9 @@
 #
 #   bench/broker_compare.sh [BUILD_DIR]      (default: build)
 # Knobs: N_LAT (2000), CONC (50), SECS (5), BYTES (1 GiB), IDLE (1000), RUNS (3),
-#        HALO_THREADS (the broker's --threads; default: the broker's own default)
+#        HALO_THREADS (the broker's --threads; default: the broker's own default),
+#        LOGGED=1 (both proxies log every connection: halo --audit, Squid's access_log through
+#        its default logfile daemon; default: neither logs)
 set -euo pipefail
 BUILD=${1:-build}
 HALO=$BUILD/cli/halo
@@ -59,7 +61,7 @@ egress:
 YAML
 "$HALO" broker --profile "$WORK/profile.yaml" --listen 127.0.0.1:0 --resolver-hosts "$WORK/hosts" \
   --log-level error --max-connections 20000 ${HALO_THREADS:+--threads "$HALO_THREADS"} \
-  2> "$WORK/halo.err" &
+  ${LOGGED:+--audit "$WORK/halo-audit.jsonl"} 2> "$WORK/halo.err" &
 HALO_PID=$!; PIDS+=($HALO_PID)
 for _ in $(seq 100); do grep -q "listening on" "$WORK/halo.err" && break; sleep 0.1; done
 HALO_PORT=$(grep -o 'listening on 127.0.0.1:[0-9]*' "$WORK/halo.err" | cut -d: -f2)
@@ -74,7 +76,7 @@ acl CONNECT method CONNECT
 http_access allow CONNECT bench bench_ports
 http_access deny all
 cache deny all
-access_log none
+$( [ -n "${LOGGED:-}" ] && echo "access_log daemon:$WORK/squid-access.log squid" || echo "access_log none")
 cache_store_log none
 cache_log $WORK/squid-cache.log
 pid_filename none
