@@ -166,6 +166,17 @@ asio::awaitable<void> ClientSession::tunnel(AuditRecord& rec) {
   upstream_.close(ec);
 }
 
+asio::awaitable<void> ClientSession::confirm_and_tunnel(std::string_view reply,
+                                                      AuditRecord& rec) {
+  error_code ec = co_await write_all_for(client_, reply, ctx_.limits.write_deadline);
+  if (ec) {
+    rec.close_reason = "client_gone";
+  } else {
+    co_await tunnel(rec);
+  }
+  finish(rec);
+}
+
 asio::awaitable<void> ClientSession::serve_loopback_forward(std::uint16_t port) {
   AuditRecord rec;
   rec.client = peer_;

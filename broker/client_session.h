@@ -46,6 +46,9 @@ class ClientSession final : public Abortable,
 
   // Tunnel after a successful dial: relays and records bytes and close reason.
   asio::awaitable<void> tunnel(AuditRecord& rec);
+  // Writes the success reply (CONNECT 200, SOCKS5 succeeded), tunnels, and finishes the
+  // record (close_reason "client_gone" when the reply cannot be written).
+  asio::awaitable<void> confirm_and_tunnel(std::string_view reply, AuditRecord& rec);
   // Reads more client bytes into in_ (bounded by max_head_bytes); n == 0 on EOF.
   asio::awaitable<std::pair<error_code, std::size_t>> fill(Millis deadline);
   // Writes an answer the broker makes itself, then closes without losing it (the client

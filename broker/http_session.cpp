@@ -126,16 +126,7 @@ asio::awaitable<void> ClientSession::serve_connect(const proto::RequestHead& req
     co_return;
   }
   rec.status = 200;
-  error_code ec = co_await write_all_for(
-      client_, std::string_view("HTTP/1.1 200 Connection established\r\n\r\n"),
-      ctx_.limits.write_deadline);
-  if (ec) {
-    rec.close_reason = "client_gone";
-    finish(rec);
-    co_return;
-  }
-  co_await tunnel(rec);
-  finish(rec);
+  co_await confirm_and_tunnel("HTTP/1.1 200 Connection established\r\n\r\n", rec);
 }
 
 }  // namespace halo::broker

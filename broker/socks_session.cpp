@@ -131,14 +131,7 @@ asio::awaitable<void> ClientSession::serve_socks() {
     finish(rec);
     co_return;
   }
-  ec = co_await write_all_for(client_, view_of(s5::reply(code)), ctx_.limits.write_deadline);
-  if (ec) {
-    rec.close_reason = "client_gone";
-    finish(rec);
-    co_return;
-  }
-  co_await tunnel(rec);
-  finish(rec);
+  co_await confirm_and_tunnel(view_of(s5::reply(code)), rec);
 }
 
 }  // namespace halo::broker
